@@ -1,0 +1,131 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import pg from 'pg'
+import { freePort } from '../../scripts/pg-cluster.js'
+
+const root = path.resolve(import.meta.dirname, '../..')
+
+export interface ServerProcess {
+  url: string
+  key: string
+  pid: number
+  stop(): Promise<void>
+}
+
+export type BenchDb = 'postgres' | 'pglite'
+
+async function adminQuery(url: string, q: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try {
+    await c.query(q)
+  } finally {
+    await c.end()
+  }
+}
+
+async function waitHealthy(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`)
+    try {
+      const r = await fetch(`${url}/health`)
+      if (r.ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  throw new Error('server did not become healthy in time')
+}
+
+/** Starts `npm start`'s entry point as a child process on a fresh database, bound to 127.0.0.1. */
+export async function startServerProcess(
+  db: BenchDb,
+  pgServerUrl: string | undefined,
+  extraEnv: Record<string, string> = {},
+): Promise<ServerProcess> {
+  const port = await freePort()
+  const key = `bench-${Date.now()}-${Math.random().toString(36).slice(2)}-key-0123456789abcdef`
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tidings-bench-'))
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    BOOTSTRAP_API_KEY: key,
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  }
+  let dbName: string | undefined
+  if (db === 'postgres') {
+    if (!pgServerUrl) throw new Error('no PostgreSQL server for the benchmark')
+    dbName = `tidings_bench_${process.pid}_${port}`
+    await adminQuery(pgServerUrl, `CREATE DATABASE ${dbName}`)
+    const u = new URL(pgServerUrl)
+    u.pathname = `/${dbName}`
+    env.DATABASE_URL = u.toString()
+    env.DB_POOL_SIZE ??= '20'
+  } else {
+    delete env.DATABASE_URL
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const url = `http://127.0.0.1:${port}`
+  try {
+    await waitHealthy(url, child)
+  } catch (err) {
+    child.kill('SIGKILL')
+    throw err
+  }
+  return {
+    url,
+    key,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r))
+        child.kill('SIGTERM')
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
+        if (child.exitCode === null) child.kill('SIGKILL')
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true })
+      if (dbName && pgServerUrl)
+        await adminQuery(pgServerUrl, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
+    },
+  }
+}
+
+/** The same Fastify, one route, no database: the ceiling a route of ours is compared with. */
+export async function startBareFastify(): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await freePort()
+  const code = `
+    const Fastify = (await import('fastify')).default
+    const app = Fastify()
+    app.get('/bare/:email', async (req) => ({ subscriber: { email: req.params.email, status: 1 } }))
+    await app.listen({ port: ${port}, host: '127.0.0.1' })
+  `
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { cwd: root, stdio: 'ignore' })
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 20_000
+  while (Date.now() < deadline) {
+    try {
+      await fetch(`${url}/bare/x`)
+      break
+    } catch {
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+  return {
+    url,
+    async stop() {
+      child.kill('SIGTERM')
+    },
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * `npm run bench [-- scenario...]`: starts real server processes (PostgreSQL and PGlite) on loopback, drives
+ * them, prints the figures beside their bars and writes them to bench/results/. Never a timed test.
+ * BENCH_DATABASE_URL picks the PostgreSQL server (default: local 5432, else a throwaway cluster);
+ * BENCH_SECONDS sets each load run's length (default 10).
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { findOrStartPostgres } from '../scripts/pg-cluster.js'
+import { load } from './lib/measure.js'
+import { startBareFastify, startServerProcess, type BenchDb } from './lib/server-process.js'
+import { benchSubscribers } from './subscribers.bench.js'
+import { benchTransactional } from './transactional.bench.js'
+import { startPostfixSink } from './lib/smtp-sink.js'
+import { startDnsServer } from '../test/helpers/dns-server.js'
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2)
+  const want = (name: string) => only.length === 0 || only.includes(name)
+  const { url: pgUrl, cluster } = await findOrStartPostgres(process.env.BENCH_DATABASE_URL)
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+  }
+  try {
+    if (want('subscribers')) {
+      const bare = await startBareFastify()
+      const baseline = await load(`${bare.url}/bare/user123@bench.example`, {}, 64, seconds)
+      await bare.stop()
+      results.bareFastifyReqPerSec = baseline.reqPerSec
+      for (const db of ['postgres', 'pglite'] as BenchDb[]) {
+        if (db === 'postgres' && !pgUrl) continue
+        const server = await startServerProcess(db, pgUrl)
+        try {
+          const figures = await benchSubscribers(server, seconds)
+          results[`subscribers.${db}`] = {
+            ...figures,
+            lookupVsBare: `${Math.round((100 * figures.lookup.reqPerSec) / baseline.reqPerSec)} %`,
+          }
+        } finally {
+          await server.stop()
+        }
+      }
+    }
+    if (want('transactional')) {
+      const sink = await startPostfixSink()
+      if (!sink) throw new Error('smtp-sink not found: apt-get install postfix (only its smtp-sink is used)')
+      const dns = await startDnsServer({}, { autoClose: false })
+      try {
+        for (const db of ['postgres', 'pglite'] as BenchDb[]) {
+          if (db === 'postgres' && !pgUrl) continue
+          const server = await startServerProcess(db, pgUrl, { SMTP_URL: sink.url, DNS_SERVERS: dns.address })
+          try {
+            results[`transactional.${db}`] = await benchTransactional(
+              server,
+              sink,
+              (records) =>
+                dns.setZone(
+                  Object.fromEntries(
+                    records.map((r) => [
+                      r.host,
+                      [
+                        r.type === 'MX'
+                          ? { type: 'MX' as const, exchange: r.value }
+                          : { type: 'TXT' as const, data: r.value },
+                      ],
+                    ]),
+                  ),
+                ),
+              seconds,
+            )
+          } finally {
+            await server.stop()
+          }
+        }
+      } finally {
+        sink.stop()
+        await dns.close()
+      }
+    }
+  } finally {
+    cluster?.stop()
+  }
+  process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
+  const dir = path.join(import.meta.dirname, 'results')
+  fs.mkdirSync(dir, { recursive: true })
+  fs.writeFileSync(
+    path.join(dir, `${results.date as string}.json`.replace(/:/g, '-')),
+    JSON.stringify(results, null, 2),
+  )
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+    process.exit(1)
+  },
+)

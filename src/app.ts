@@ -1,0 +1,124 @@
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import rateLimit from '@fastify/rate-limit'
+import sjson from 'secure-json-parse'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { AppContext } from './core/context.js'
+import type { ApiApp } from './core/http/app-types.js'
+import { keyAuth } from './core/http/auth.js'
+import { errorHandler } from './core/http/error-handler.js'
+import { HttpError } from './core/http/errors.js'
+import { sha256Hex } from './core/ids.js'
+import { modules, createAccountService, registerIdempotency } from './modules/index.js'
+
+const JSON_TYPE = 'application/json'
+
+/** Builds the HTTP application: wire rules of contract §1 here, every route from the modules. */
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log,
+    // Access lines are written at debug level by the onResponse hook below; two info lines per request cost throughput.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: ctx.config.bodyLimitBytes,
+    // Fastify's default of 10 s per plugin fails the start on a starved CPU (seen with @fastify/swagger-ui).
+    pluginTimeout: 120_000,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
+    // Bad percent-encoding (400) and over-long path parameters (414) fail before routing, where no hook runs and
+    // Fastify would answer in its own shape: write `{message}` here, as a Buffer so no charset is appended.
+    frameworkErrors: (err, _req, reply) => {
+      const status = err.statusCode ?? 400
+      const message = status >= 500 ? 'Internal Server Error' : err.message
+      void (reply as FastifyReply)
+        .code(status)
+        .header('content-type', JSON_TYPE)
+        .send(Buffer.from(JSON.stringify({ message })))
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as ApiApp
+
+  app.setErrorHandler(errorHandler)
+  app.setNotFoundHandler((_req, reply) => reply.code(404).send({ message: 'Not Found' }))
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.debug(
+      { method: req.method, url: req.url, status: reply.statusCode, ms: reply.elapsedTime },
+      'request',
+    )
+  })
+
+  // JSON with or without charset, on any method (DELETE included); an empty body is no body.
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body)
+    if (text.trim() === '') return done(null, undefined)
+    try {
+      done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }))
+    } catch {
+      done(new HttpError(400, { message: 'The request body is not valid JSON.' }), undefined)
+    }
+  })
+
+  // Exactly `application/json`: one PHP client decodes error bodies only then.
+  app.addHook('onSend', async (_req, reply, payload) => {
+    const type = reply.getHeader('content-type')
+    if (typeof type === 'string' && type.startsWith(JSON_TYPE)) reply.header('content-type', JSON_TYPE)
+    return payload
+  })
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Tidings API',
+        version: '2.0',
+        description: 'Ecomail v2 compatible email-marketing API',
+      },
+      servers: [{ url: ctx.config.publicUrl }],
+      components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'key' } } },
+      security: [{ key: [] }],
+    },
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+
+  for (const m of modules) {
+    if (m.publicRoutes) await app.register(async (scope) => m.publicRoutes!(scope as ApiApp, ctx))
+  }
+
+  await app.register(async (api) => {
+    const scope = api as ApiApp
+    const limit = ctx.config.rateLimitPerMinute
+    if (limit > 0) {
+      await scope.register(rateLimit, {
+        max: limit,
+        timeWindow: 60_000,
+        enableDraftSpec: true,
+        keyGenerator: (req) => {
+          const key = req.headers.key
+          return typeof key === 'string' && key ? `k:${sha256Hex(key)}` : `ip:${req.ip}`
+        },
+        errorResponseBuilder: (_req, c) =>
+          new HttpError(429, { message: `Too Many Attempts. Retry in ${Math.ceil(c.ttl / 1000)} seconds.` }),
+      })
+      // The IETF RateLimit fields (draft 8+) beside the plugin's own.
+      scope.addHook('onSend', async (_req, reply, payload) => {
+        const remaining = reply.getHeader('ratelimit-remaining')
+        const reset = reply.getHeader('ratelimit-reset')
+        if (remaining !== undefined) {
+          reply.header('RateLimit-Policy', `${limit};w=60`)
+          reply.header(
+            'RateLimit',
+            `limit=${limit}, remaining=${String(remaining)}, reset=${String(reset ?? 60)}`,
+          )
+        }
+        return payload
+      })
+    }
+    scope.addHook('onRequest', keyAuth(createAccountService(ctx).resolveKey))
+    registerIdempotency(scope, ctx)
+    for (const m of modules)
+      if (m.apiRoutes) await scope.register(async (s) => m.apiRoutes!(s as ApiApp, ctx))
+  })
+
+  return app as unknown as FastifyInstance
+}

@@ -1,0 +1,142 @@
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig } from './core/config.js'
+import { DatabaseBusyError } from './core/db/lock.js'
+import type { AppContext } from './core/context.js'
+import type { Plan } from './core/http/auth.js'
+import type { AccountService } from './modules/accounts/index.js'
+
+const USAGE = `Usage: tidings <command>
+
+  serve                                   run the service (same as npm start)
+  migrate                                 apply database migrations
+  account create --name N [--plan free|paid|marketer] [--json]
+  key create --account ID [--json]        print a new API key for an account
+  key revoke --key KEY                    revoke an API key
+
+The database is DATABASE_URL, or the embedded one under DATA_DIR (one process at a time).`
+
+class UsageError extends Error {}
+
+// The database layer and the modules load only for the commands that use them: --help and usage errors stay fast.
+async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
+  const config = { ...loadConfig(), logLevel: 'warn' }
+  const { createContext } = await import('./core/context.js')
+  const ctx = await createContext(config)
+  try {
+    return await fn(ctx)
+  } finally {
+    await ctx.close()
+  }
+}
+
+async function withAccounts<T>(fn: (accounts: AccountService) => Promise<T>): Promise<T> {
+  const { createAccountService } = await import('./modules/index.js')
+  return withContext((ctx) => fn(createAccountService(ctx)))
+}
+
+function print(json: boolean, obj: Record<string, unknown>, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(obj)}\n` : `${text}\n`)
+}
+
+const VALUE_OPTIONS = ['--name', '--plan', '--account', '--key']
+const OPTIONS = [...VALUE_OPTIONS, '--json', '--help', '-h', '--']
+
+/**
+ * `--key VALUE` → `--key=VALUE`: parseArgs refuses a separate value that starts with a dash, and an API key is
+ * base64url, so one in 32 starts with `-`. A following known option is not taken as the value.
+ */
+function joinOptionValues(argv: string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    const value = argv[i + 1]
+    if (VALUE_OPTIONS.includes(arg) && value !== undefined && !OPTIONS.includes(value)) {
+      out.push(`${arg}=${value}`)
+      i++
+    } else out.push(arg)
+  }
+  return out
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: joinOptionValues(argv),
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        plan: { type: 'string' },
+        account: { type: 'string' },
+        key: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    })
+  } catch (err) {
+    // Unknown option, missing value: bad usage, not a failure of the command.
+    throw new UsageError(err instanceof Error ? err.message : String(err))
+  }
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv)
+  const [cmd, sub] = positionals
+  if (values.help || !cmd) {
+    process.stdout.write(`${USAGE}\n`)
+    return
+  }
+  const json = values.json ?? false
+  switch (`${cmd} ${sub ?? ''}`.trim()) {
+    case 'serve':
+      await import('./main.js')
+      return
+    case 'migrate':
+      await withContext(async () => undefined)
+      print(json, { migrated: true }, 'Migrations applied.')
+      return
+    case 'account create': {
+      const name = values.name?.trim()
+      if (!name) throw new UsageError('account create needs --name')
+      const plan = (values.plan ?? 'free') as Plan
+      const { PLANS } = await import('./modules/index.js')
+      if (!PLANS.includes(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`)
+      const created = await withAccounts((accounts) => accounts.createAccount(name, plan))
+      print(
+        json,
+        { ...created },
+        `Account ${created.account_id} created. API key (shown once): ${created.api_key}`,
+      )
+      return
+    }
+    case 'key create': {
+      const id = Number(values.account)
+      if (!Number.isInteger(id) || id < 1) throw new UsageError('key create needs --account <id>')
+      const apiKey = await withAccounts((accounts) => accounts.createKey(id))
+      print(json, { account_id: id, api_key: apiKey }, `API key (shown once): ${apiKey}`)
+      return
+    }
+    case 'key revoke': {
+      const key = values.key ?? positionals[2]
+      if (!key) throw new UsageError('key revoke needs --key <api key>')
+      await withAccounts((accounts) => accounts.revokeKey(key))
+      print(json, { revoked: true }, 'Key revoked.')
+      return
+    }
+    default:
+      throw new UsageError(`unknown command "${positionals.join(' ')}"`)
+  }
+}
+
+run(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError) {
+    process.stderr.write(`tidings: ${err.message}\n\n${USAGE}\n`)
+    process.exit(64)
+  }
+  if (err instanceof ConfigError || err instanceof DatabaseBusyError) {
+    process.stderr.write(`tidings: ${err.message}\n`)
+    process.exit(2)
+  }
+  const message = err instanceof Error ? err.message : String(err)
+  process.stderr.write(`tidings: ${message}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,96 @@
+import path from 'node:path'
+
+export type Role = 'all' | 'api' | 'worker'
+
+export interface Config {
+  port: number
+  host: string
+  role: Role
+  dataDir: string
+  databaseUrl: string | undefined
+  dbPoolSize: number
+  smtpUrl: string | undefined
+  publicUrl: string
+  mailFrom: string
+  bounceSmtpPort: number | undefined
+  dnsServers: string[]
+  allowPrivateNetwork: boolean
+  bootstrapApiKey: string | undefined
+  adminKey: string | undefined
+  rateLimitPerMinute: number
+  bodyLimitBytes: number
+  logLevel: string
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < min)
+    throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`)
+  return n
+}
+
+function optionalInt(env: Env, name: string): number | undefined {
+  return env[name] ? int(env, name, 0, 1) : undefined
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').toLowerCase()
+  return raw === '1' || raw === 'true' || raw === 'yes'
+}
+
+function nonEmpty(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim()
+  return v ? v : undefined
+}
+
+/** Parses the environment once; every other module reads the returned object, never process.env. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 3000)
+  const role = (env.ROLE ?? 'all') as Role
+  if (!['all', 'api', 'worker'].includes(role))
+    throw new ConfigError(`ROLE must be all, api or worker, got "${role}"`)
+  const databaseUrl = nonEmpty(env, 'DATABASE_URL')
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://')
+  }
+  const smtpUrl = nonEmpty(env, 'SMTP_URL')
+  if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl))
+    throw new ConfigError('SMTP_URL must start with smtp:// or smtps://')
+  const publicUrl = (nonEmpty(env, 'PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '')
+  try {
+    new URL(publicUrl)
+  } catch {
+    throw new ConfigError(`PUBLIC_URL is not a URL: "${publicUrl}"`)
+  }
+  const bootstrapApiKey = nonEmpty(env, 'BOOTSTRAP_API_KEY')
+  const adminKey = nonEmpty(env, 'ADMIN_KEY')
+  if (adminKey && adminKey.length < 16) throw new ConfigError('ADMIN_KEY must be at least 16 characters')
+  return {
+    port,
+    host: nonEmpty(env, 'HOST') ?? '0.0.0.0',
+    role,
+    dataDir: path.resolve(nonEmpty(env, 'DATA_DIR') ?? './data'),
+    databaseUrl,
+    dbPoolSize: int(env, 'DB_POOL_SIZE', 10, 1),
+    smtpUrl,
+    publicUrl,
+    mailFrom: nonEmpty(env, 'MAIL_FROM') ?? `no-reply@${new URL(publicUrl).hostname}`,
+    bounceSmtpPort: optionalInt(env, 'BOUNCE_SMTP_PORT'),
+    dnsServers: (nonEmpty(env, 'DNS_SERVERS') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    allowPrivateNetwork: flag(env, 'ALLOW_PRIVATE_NETWORK'),
+    bootstrapApiKey,
+    adminKey,
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024),
+    logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+  }
+}

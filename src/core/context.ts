@@ -1,0 +1,90 @@
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import pino, { type Logger } from 'pino'
+import type { Config } from './config.js'
+import { systemClock, type Clock } from './clock.js'
+import { openDatabase, type Db, type DbHandle } from './db/client.js'
+import { loadInstanceSecret } from './db/instance.js'
+import { createJobQueue, type JobQueue } from './jobs/queue.js'
+import type { Mailer } from './mail/mailer.js'
+import { createSmtpMailer } from './mail/smtp.js'
+import { createOutboxMailer } from './mail/outbox.js'
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url))
+
+/** Everything a module needs, built once per process from the parsed configuration. */
+export interface AppContext {
+  config: Config
+  log: Logger
+  clock: Clock
+  dbHandle: DbHandle
+  db: Db
+  jobs: JobQueue
+  mailer: Mailer
+  /** Signs links in mail; shared by every process through the database. */
+  linkSecret: string
+  /** Registers something to stop at shutdown (listeners, loops), before jobs, mailer and database close. */
+  onClose(fn: () => Promise<void>): void
+  close(): Promise<void>
+}
+
+export interface ContextOverrides {
+  clock?: Clock
+  dbHandle?: DbHandle
+  mailer?: Mailer
+  log?: Logger
+}
+
+export function createLogger(config: Config): Logger {
+  return pino({
+    level: config.logLevel,
+    // Keys and secrets never reach the logs, whatever a future log line includes.
+    redact: ['req.headers.key', 'req.headers.authorization', 'headers.key', 'api_key', 'apiKey', 'secret'],
+  })
+}
+
+export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
+  const log = overrides.log ?? createLogger(config)
+  const dbHandle =
+    overrides.dbHandle ??
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: config.dbPoolSize,
+    }))
+  try {
+    await dbHandle.migrate(MIGRATIONS_DIR)
+    const linkSecret = await loadInstanceSecret(dbHandle.db)
+    const messageIdDomain = new URL(config.publicUrl).hostname
+    const mailer =
+      overrides.mailer ??
+      (config.smtpUrl
+        ? createSmtpMailer({ url: config.smtpUrl, messageIdDomain })
+        : createOutboxMailer(path.join(config.dataDir, 'outbox'), messageIdDomain))
+    const jobs = createJobQueue(dbHandle, (err) => log.error({ err }, 'job queue error'))
+    const closers: (() => Promise<void>)[] = []
+    return {
+      config,
+      log,
+      clock: overrides.clock ?? systemClock,
+      dbHandle,
+      db: dbHandle.db,
+      jobs,
+      mailer,
+      linkSecret,
+      onClose(fn) {
+        closers.push(fn)
+      },
+      async close() {
+        for (const fn of closers.splice(0).reverse())
+          await fn().catch((err: unknown) => log.error({ err }, 'closing'))
+        await jobs.stop().catch((err: unknown) => log.error({ err }, 'stopping jobs'))
+        await mailer.close().catch(() => undefined)
+        await dbHandle.close()
+      },
+    }
+  } catch (err) {
+    await dbHandle.close().catch(() => undefined)
+    throw err
+  }
+}

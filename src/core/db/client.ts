@@ -1,0 +1,130 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import pg from 'pg'
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core'
+import type { ExtractTablesWithRelations } from 'drizzle-orm'
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
+import { acquireDataDirLock, type DataDirLock } from './lock.js'
+
+/** Serialises concurrent start-ups on one PostgreSQL (several API and worker processes). */
+const MIGRATION_LOCK_ID = 7_200_341
+
+type Schema = Record<string, never>
+export type Db = PgDatabase<PgQueryResultHKT, Schema>
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>
+/** Anything a repo can run queries on: the database or an open transaction. */
+export type Executor = Db | Tx
+
+export interface SqlResult {
+  rows: Record<string, unknown>[]
+}
+
+export interface DbHandle {
+  kind: 'pglite' | 'postgres'
+  db: Db
+  /** Raw SQL for pg-boss and migrations: parameterless text may hold several statements. */
+  executeSql(text: string, values?: unknown[]): Promise<SqlResult>
+  /**
+   * A hot statement under a fixed name: PostgreSQL prepares it once per connection and skips parse and plan
+   * afterwards; PGlite runs it as a plain query.
+   */
+  prepared(name: string, text: string, values: unknown[]): Promise<SqlResult>
+  /** Applies the committed SQL migrations in `folder`; safe to call from many processes at once. */
+  migrate(folder: string): Promise<void>
+  close(): Promise<void>
+}
+
+export interface OpenOptions {
+  databaseUrl?: string | undefined
+  /** Directory for the embedded database; undefined with no databaseUrl means in-memory (tests). */
+  dataDir?: string | undefined
+  poolSize?: number
+  /** Ready-made PGlite (tests clone a migrated template into one). */
+  pglite?: PGlite
+}
+
+export async function openDatabase(opts: OpenOptions): Promise<DbHandle> {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10)
+  let lock: DataDirLock | undefined
+  let client = opts.pglite
+  if (!client) {
+    if (opts.dataDir) {
+      const dir = path.join(opts.dataDir, 'pgdata')
+      fs.mkdirSync(opts.dataDir, { recursive: true })
+      lock = acquireDataDirLock(opts.dataDir)
+      try {
+        client = await PGlite.create(dir)
+      } catch (err) {
+        lock.release()
+        throw err
+      }
+    } else {
+      client = await PGlite.create()
+    }
+  }
+  return wrapPglite(client, lock)
+}
+
+export function wrapPglite(client: PGlite, lock?: DataDirLock): DbHandle {
+  const db = drizzlePglite(client) as unknown as Db
+  return {
+    kind: 'pglite',
+    db,
+    async executeSql(text, values) {
+      if (!values || values.length === 0) {
+        const results = await client.exec(text)
+        return { rows: (results[results.length - 1]?.rows ?? []) as Record<string, unknown>[] }
+      }
+      const r = await client.query<Record<string, unknown>>(text, values)
+      return { rows: r.rows }
+    },
+    async prepared(_name, text, values) {
+      const r = await client.query<Record<string, unknown>>(text, values)
+      return { rows: r.rows }
+    },
+    async migrate(folder) {
+      await migratePglite(drizzlePglite(client), { migrationsFolder: folder })
+    },
+    async close() {
+      await client.close()
+      lock?.release()
+    },
+  }
+}
+
+function openPostgres(url: string, max: number): DbHandle {
+  const pool = new pg.Pool({ connectionString: url, max })
+  // An idle client that loses its server must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined)
+  const db = drizzlePg(pool) as unknown as Db
+  return {
+    kind: 'postgres',
+    db,
+    async executeSql(text, values) {
+      const r = await pool.query(text, values as unknown[] | undefined)
+      const last = Array.isArray(r) ? r[r.length - 1] : r
+      return { rows: (last?.rows ?? []) as Record<string, unknown>[] }
+    },
+    async prepared(name, text, values) {
+      const r = await pool.query({ name, text, values })
+      return { rows: r.rows as Record<string, unknown>[] }
+    },
+    async migrate(folder) {
+      const conn = await pool.connect()
+      try {
+        await conn.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID])
+        await migratePg(drizzlePg(conn), { migrationsFolder: folder })
+      } finally {
+        await conn.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined)
+        conn.release()
+      }
+    },
+    async close() {
+      await pool.end()
+    },
+  }
+}

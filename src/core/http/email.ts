@@ -1,0 +1,17 @@
+/**
+ * Addresses are trimmed and lower-cased on the way in: one address, one contact. The check is the practical
+ * one mail providers apply (local@domain.tld, no spaces, sane lengths), not the full RFC 5322 grammar.
+ */
+export function normalizeEmail(value: string): string {
+  return value.trim().toLowerCase()
+}
+
+const EMAIL_RE =
+  /^[^\s@"(),:;<>[\\\]]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i
+
+export function isValidEmail(value: string): boolean {
+  if (value.length > 254) return false
+  const at = value.lastIndexOf('@')
+  if (at < 1 || at > 64) return false
+  return EMAIL_RE.test(value)
+}

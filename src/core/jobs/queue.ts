@@ -1,0 +1,126 @@
+import PgBoss from 'pg-boss'
+import type { DbHandle, Executor } from '../db/client.js'
+import { positionalSql } from '../db/sql.js'
+
+/**
+ * Job names and their payloads. Modules add their own entries by declaration merging:
+ *   declare module '../../core/jobs/queue.js' { interface JobMap { 'x.y': { id: number } } }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface JobMap {}
+
+export type JobName = keyof JobMap & string
+export type JobHandler<N extends JobName> = (
+  data: JobMap[N],
+  meta: { id: string; retryCount: number },
+) => Promise<void>
+
+export interface SendOptions {
+  /** Enqueue inside this transaction, so the job exists exactly when the state change commits. */
+  tx?: Executor
+  startAfterSeconds?: number
+  retryLimit?: number
+  singletonKey?: string
+}
+
+export interface JobQueue {
+  /** Starts pg-boss and creates every queue named, so no enqueue inside a transaction has to create one. */
+  start(queues?: readonly string[]): Promise<void>
+  stop(): Promise<void>
+  send<N extends JobName>(name: N, data: JobMap[N], opts?: SendOptions): Promise<string | null>
+  /**
+   * Runs `handler` for each job. pg-boss sleeps out its polling interval after every fetch, so a queue with
+   * many small jobs wants a larger `batchSize`; the jobs of one fetch run `concurrency` at a time. When any job
+   * of a fetch fails, pg-boss retries that whole fetch: handlers must be safe to run again (ours skip work
+   * that is already done).
+   */
+  work<N extends JobName>(
+    name: N,
+    handler: JobHandler<N>,
+    opts?: { batchSize?: number; concurrency?: number },
+  ): Promise<void>
+}
+
+const SCHEMA = 'pgboss'
+
+export function createJobQueue(handle: DbHandle, onError: (err: Error) => void): JobQueue {
+  // pg-boss completes and fails a fetch's jobs without awaiting it, so its own stop() can return while that
+  // query still runs; stop() below waits for every query pg-boss started before the database may close.
+  const inflight = new Set<Promise<unknown>>()
+  const executeSql = (text: string, values?: unknown[]) => {
+    const query = handle.executeSql(text, values)
+    inflight.add(query)
+    void query.then(
+      () => inflight.delete(query),
+      () => inflight.delete(query),
+    )
+    return query
+  }
+  const boss = new PgBoss({
+    db: { executeSql },
+    schema: SCHEMA,
+    // Maintenance and monitoring are light; one worker process per installation is enough to run them, but
+    // pg-boss coordinates this itself with advisory locks, so every process may start it.
+    supervise: true,
+  })
+  boss.on('error', onError)
+  const created = new Set<string>()
+  let started = false
+
+  async function ensureQueue(name: string): Promise<void> {
+    if (created.has(name)) return
+    await boss.createQueue(name, { name, retryLimit: 5, retryDelay: 10, retryBackoff: true })
+    created.add(name)
+  }
+
+  return {
+    async start(queues = []) {
+      await boss.start()
+      started = true
+      for (const q of queues) await ensureQueue(q)
+    },
+    async stop() {
+      if (started) await boss.stop({ graceful: true, wait: true, timeout: 10_000 })
+      started = false
+      for (let round = 0; round < 10 && inflight.size; round++) await Promise.allSettled([...inflight])
+    },
+    async send(name, data, opts = {}) {
+      // Creating a queue inside a caller's open transaction would wait for that very transaction on PGlite
+      // (one connection), so queues used with `tx` must be declared by their module and created at start.
+      if (opts.tx && !created.has(name)) throw new Error(`job queue "${name}" is not declared by any module`)
+      await ensureQueue(name)
+      const options: PgBoss.SendOptions & { db?: PgBoss.Db } = {}
+      if (opts.startAfterSeconds) options.startAfter = opts.startAfterSeconds
+      if (opts.retryLimit !== undefined) options.retryLimit = opts.retryLimit
+      if (opts.singletonKey) options.singletonKey = opts.singletonKey
+      const tx = opts.tx
+      if (tx) {
+        options.db = {
+          executeSql: async (text: string, values?: unknown[]) =>
+            (await tx.execute(positionalSql(text, values))) as unknown as { rows: unknown[] },
+        }
+      }
+      return boss.send(name, data as object, options)
+    },
+    async work(name, handler, opts = {}) {
+      await ensureQueue(name)
+      await boss.work<JobMap[typeof name]>(
+        name,
+        { batchSize: opts.batchSize ?? 1, pollingIntervalSeconds: 0.5, includeMetadata: true },
+        async (jobs) => {
+          const queue = [...jobs]
+          const errors: unknown[] = []
+          const lanes = Array.from({ length: Math.min(opts.concurrency ?? 1, queue.length) }, async () => {
+            for (let job = queue.shift(); job; job = queue.shift()) {
+              await handler(job.data, { id: job.id, retryCount: job.retryCount }).catch((err: unknown) => {
+                errors.push(err)
+              })
+            }
+          })
+          await Promise.all(lanes)
+          if (errors.length) throw errors[0]
+        },
+      )
+    },
+  }
+}

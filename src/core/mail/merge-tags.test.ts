@@ -1,0 +1,75 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { compileTemplate, mergeVars, renderHeader } from './merge-tags.js'
+
+const data = (
+  vars: Record<string, string | number | null>,
+  special?: (n: string, a?: string) => string | undefined,
+) => ({
+  vars: mergeVars(vars),
+  special,
+})
+
+describe('merge tags', () => {
+  it('inserts escaped values in HTML and raw ones with braces', () => {
+    const t = compileTemplate('<p>Hi *|name|*, {*|bio|*} and *|bio|*</p>')
+    const out = t.render(data({ name: 'A & <B>', bio: '<b>x</b>' }), 'html')
+    assert.equal(out, '<p>Hi A &amp; &lt;B&gt;, <b>x</b> and &lt;b&gt;x&lt;/b&gt;</p>')
+  })
+
+  it('does not escape in text mode', () => {
+    assert.equal(compileTemplate('Hi *|NAME|*').render(data({ name: 'A & B' }), 'text'), 'Hi A & B')
+  })
+
+  it('is case-insensitive and renders unknown tags empty', () => {
+    const t = compileTemplate('*|Name|*-*|nAmE|*-*|missing|*-')
+    assert.equal(t.render(data({ NAME: 'x' }), 'html'), 'x-x--')
+  })
+
+  it('reads custom fields, scalar or {value,type}, and lets subscriber fields win', () => {
+    const vars = mergeVars(
+      { name: 'Field' },
+      { Plan: { value: 'pro', type: 'string' }, score: 3, name: 'custom' },
+    )
+    assert.equal(compileTemplate('*|plan|* *|SCORE|* *|name|*').render({ vars }, 'text'), 'pro 3 Field')
+  })
+
+  it('chooses IF/ELSE branches, nested', () => {
+    const t = compileTemplate('*|IF:vip|*V*|IF:city|*(*|city|*)*|END:IF|**|ELSE:|*N*|END:IF|*!')
+    assert.equal(t.render(data({ vip: 1, city: 'Brno' }), 'text'), 'V(Brno)!')
+    assert.equal(t.render(data({ vip: 1, city: '' }), 'text'), 'V!')
+    assert.equal(t.render(data({ vip: '0' }), 'text'), 'N!')
+    assert.equal(t.render(data({}), 'text'), 'N!')
+  })
+
+  it('hands special tags to the caller with their argument', () => {
+    const calls: string[] = []
+    const t = compileTemplate('<a href="*|UNSUB|*">u</a> *|coupon:12|* *|EMAIL|*')
+    const out = t.render(
+      data({ email: 'a@b.cz' }, (n, a) => {
+        calls.push(`${n}:${a ?? ''}`)
+        if (n === 'UNSUB') return 'https://x/u?a=1&b=2'
+        if (n === 'COUPON') return `CODE-${a}`
+        return undefined
+      }),
+      'html',
+    )
+    assert.equal(out, '<a href="https://x/u?a=1&amp;b=2">u</a> CODE-12 a@b.cz')
+    assert.ok(calls.includes('UNSUB:') && calls.includes('COUPON:12'))
+  })
+
+  it('never lets a merged value break a header line', () => {
+    const t = compileTemplate('Hello *|name|*')
+    assert.equal(renderHeader(t, data({ name: 'x\r\nBcc: victim@x.cz' })), 'Hello x Bcc: victim@x.cz')
+  })
+
+  it('lists the names it uses', () => {
+    assert.deepEqual([...compileTemplate('*|a|* {*|B|*} *|IF:c|**|END:IF|*').names].sort(), ['a', 'b', 'c'])
+  })
+
+  it('never renders Object prototype members', () => {
+    const t = compileTemplate('[*|constructor|*][*|toString|*][*|IF:__proto__|*x*|END:IF|*]')
+    assert.equal(t.render(data({}), 'text'), '[][][]')
+    assert.equal(t.render({ vars: { name: 'a' } }, 'text'), '[][][]')
+  })
+})

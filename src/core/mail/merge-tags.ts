@@ -1,0 +1,134 @@
+/**
+ * Merge tags (contract §7): `*|name|*` inserts a value (HTML-escaped in HTML), `{*|name|*}` inserts it raw,
+ * `*|IF:name|*…*|ELSE:|*…*|END:IF|*` chooses a branch; names are case-insensitive; unknown tags render empty.
+ * A template is compiled once and rendered per recipient: campaign sending calls render() in its hot loop.
+ */
+export type MergeValue = string | number | boolean | null | undefined
+
+export interface MergeData {
+  /** Values by lower-cased name. */
+  vars: Record<string, MergeValue>
+  /** Special tags (UNSUB, WEBVERSION, CONFIRM, COUPON:12 …): name upper-cased, argument after the colon. */
+  special?: (name: string, arg: string | undefined) => string | undefined
+}
+
+export type RenderMode = 'html' | 'text'
+
+type Node =
+  | { kind: 'text'; text: string }
+  | { kind: 'tag'; name: string; arg: string | undefined; raw: boolean }
+  | { kind: 'if'; name: string; then: Node[]; else: Node[] }
+
+export interface CompiledTemplate {
+  render(data: MergeData, mode: RenderMode): string
+  /** Lower-cased names of every tag used (for validation and for loading only what is needed). */
+  readonly names: ReadonlySet<string>
+}
+
+const TAG_RE = /\{\*\|([^|*{}]{1,200})\|\*\}|\*\|([^|*]{1,200})\|\*/g
+
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+}
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
+}
+
+function truthy(v: MergeValue): boolean {
+  if (v === null || v === undefined || v === false) return false
+  const s = String(v).trim()
+  return s !== '' && s !== '0' && s.toLowerCase() !== 'false'
+}
+
+export function compileTemplate(source: string): CompiledTemplate {
+  const root: Node[] = []
+  // Stack of open IF blocks: where their nodes currently go.
+  const stack: { node: Extract<Node, { kind: 'if' }>; inElse: boolean }[] = []
+  const names = new Set<string>()
+  const target = (): Node[] => {
+    const top = stack[stack.length - 1]
+    return top ? (top.inElse ? top.node.else : top.node.then) : root
+  }
+  let last = 0
+  for (const m of source.matchAll(TAG_RE)) {
+    if (m.index > last) target().push({ kind: 'text', text: source.slice(last, m.index) })
+    last = m.index + m[0].length
+    const raw = m[1] !== undefined
+    const body = (m[1] ?? m[2]!).trim()
+    const colon = body.indexOf(':')
+    const head = (colon >= 0 ? body.slice(0, colon) : body).trim().toUpperCase()
+    const arg = colon >= 0 ? body.slice(colon + 1).trim() : undefined
+    if (head === 'IF' && arg) {
+      const node: Extract<Node, { kind: 'if' }> = { kind: 'if', name: arg.toLowerCase(), then: [], else: [] }
+      names.add(node.name)
+      target().push(node)
+      stack.push({ node, inElse: false })
+    } else if (head === 'ELSE' && stack.length) {
+      stack[stack.length - 1]!.inElse = true
+    } else if (head === 'END' && stack.length) {
+      stack.pop()
+    } else if (head === 'IF' || head === 'ELSE' || head === 'END') {
+      // A stray block tag renders nothing, like any unknown tag.
+    } else {
+      const name = body.toLowerCase()
+      names.add(name)
+      target().push({ kind: 'tag', name: colon >= 0 ? head.toLowerCase() : name, arg, raw })
+    }
+  }
+  if (last < source.length) target().push({ kind: 'text', text: source.slice(last) })
+
+  const renderNodes = (nodes: Node[], data: MergeData, mode: RenderMode, out: string[]): void => {
+    for (const n of nodes) {
+      if (n.kind === 'text') out.push(n.text)
+      else if (n.kind === 'if') {
+        const v = Object.hasOwn(data.vars, n.name) ? data.vars[n.name] : undefined
+        renderNodes(truthy(v) ? n.then : n.else, data, mode, out)
+      } else {
+        const special = data.special?.(n.name.toUpperCase(), n.arg)
+        const name = n.arg === undefined ? n.name : `${n.name}:${n.arg.toLowerCase()}`
+        const value = special ?? (Object.hasOwn(data.vars, name) ? data.vars[name] : undefined)
+        if (value === null || value === undefined) continue
+        const s = String(value)
+        // Special tags produce URLs we built ourselves; in HTML they are still attribute-safe once escaped.
+        out.push(mode === 'html' && !n.raw ? escapeHtml(s) : s)
+      }
+    }
+  }
+
+  return {
+    names,
+    render(data, mode) {
+      const out: string[] = []
+      renderNodes(root, data, mode, out)
+      return out.join('')
+    },
+  }
+}
+
+/** Renders a header value (subject, names): plain text with no line breaks, whatever the data holds. */
+export function renderHeader(t: CompiledTemplate, data: MergeData): string {
+  return t.render(data, 'text').replace(/[\r\n]+/g, ' ')
+}
+
+/** Builds the lower-cased variable map from subscriber fields and custom fields (scalar or {value,type}). */
+export function mergeVars(
+  fields: Record<string, MergeValue>,
+  customFields: Record<string, unknown> = {},
+): Record<string, MergeValue> {
+  // No prototype: a tag named like an Object method (*|constructor|*) must render empty, not a function.
+  const vars: Record<string, MergeValue> = Object.create(null) as Record<string, MergeValue>
+  for (const [k, v] of Object.entries(customFields)) {
+    const value = v !== null && typeof v === 'object' && 'value' in v ? (v as { value: unknown }).value : v
+    vars[k.toLowerCase()] =
+      value === null || value === undefined || typeof value !== 'object'
+        ? (value as MergeValue)
+        : JSON.stringify(value)
+  }
+  // Subscriber fields win over custom fields of the same name.
+  for (const [k, v] of Object.entries(fields)) vars[k.toLowerCase()] = v
+  return vars
+}

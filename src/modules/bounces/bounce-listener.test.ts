@@ -1,0 +1,135 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import nodemailer from 'nodemailer'
+import { and, eq } from 'drizzle-orm'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { subscriberRows } from '../../../test/helpers/subscriber-rows.js'
+import { verpAddress } from '../../core/mail/verp.js'
+import { events } from '../events/index.js'
+import { messages } from '../messages/index.js'
+import { contacts, memberships } from '../subscribers/index.js'
+import { trackingLinks } from '../tracking/tracking.links.js'
+import { startBounceListener } from './bounce-listener.js'
+
+const FIXTURES = path.resolve(import.meta.dirname, '../../../test/fixtures/bounces')
+const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name))
+
+describe('bounce listener', async () => {
+  const t = await startTestApp({ worker: false })
+  const listener = await startBounceListener(t.ctx, 0, '127.0.0.1')
+  const smtp = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: listener.port,
+    secure: false,
+    ignoreTLS: true,
+  })
+  const rows = subscriberRows(t.ctx.db)
+  const listId = await rows.list(t.account.id, 'News')
+  const bounceDomain = 'bounces.shop.example'
+
+  /** A subscribed person and a mail we sent them. */
+  async function sentTo(email: string) {
+    const contact = await rows.contact(t.account.id, { email })
+    await rows.join(contact, listId)
+    const [m] = await t.ctx.db
+      .insert(messages)
+      .values({ accountId: t.account.id, kind: 'transactional', email, contactId: contact.id, status: 1 })
+      .returning()
+    return { contact, message: m!, verp: verpAddress(t.ctx.linkSecret, `m${m!.id}`, bounceDomain) }
+  }
+
+  const send = (to: string, raw: Buffer) => smtp.sendMail({ envelope: { from: '', to: [to] }, raw })
+  const eventsOf = (messageId: number) =>
+    t.ctx.db.select().from(events).where(eq(events.messageId, messageId))
+  const statusIn = async (contactId: number) =>
+    (
+      await t.ctx.db
+        .select()
+        .from(memberships)
+        .where(and(eq(memberships.contactId, contactId), eq(memberships.listId, listId)))
+    )[0]!.status
+
+  it('a DSN hard bounce suppresses the address account-wide and marks it 4', async () => {
+    const { contact, message, verp } = await sentTo('jan.novak@example.org')
+    await send(verp, fixture('postfix-user-unknown.eml'))
+    assert.equal(await statusIn(contact.id), 4)
+    const [c] = await t.ctx.db.select().from(contacts).where(eq(contacts.id, contact.id))
+    assert.equal(c!.suppressed, 'hard_bounce')
+    assert.equal(c!.bouncedHard, 1)
+    const evs = await eventsOf(message.id)
+    assert.deepEqual(
+      evs.map((e) => e.event),
+      ['hard_bounce'],
+    )
+    assert.match(evs[0]!.msg ?? '', /5\.1\.1/)
+  })
+
+  it('a delayed DSN counts a soft bounce and keeps the subscriber', async () => {
+    const { contact, message, verp } = await sentTo('petra.vesela@example.net')
+    await send(verp, fixture('postfix-delayed.eml'))
+    assert.equal(await statusIn(contact.id), 1)
+    const [c] = await t.ctx.db.select().from(contacts).where(eq(contacts.id, contact.id))
+    assert.equal(c!.bounceSoft, 1)
+    assert.equal(c!.suppressed, null)
+    assert.deepEqual(
+      (await eventsOf(message.id)).map((e) => e.event),
+      ['soft_bounce'],
+    )
+  })
+
+  it('an ARF report is a complaint: status 5 and suppression', async () => {
+    const { contact, message, verp } = await sentTo('complainer@example.com')
+    await send(verp, fixture('arf-yahoo-abuse.eml'))
+    assert.equal(await statusIn(contact.id), 5)
+    const [c] = await t.ctx.db.select().from(contacts).where(eq(contacts.id, contact.id))
+    assert.equal(c!.suppressed, 'complaint')
+    assert.deepEqual(
+      (await eventsOf(message.id)).map((e) => e.event),
+      ['spam_complaint'],
+    )
+  })
+
+  it('an out-of-office reply and a human reply change nothing', async () => {
+    const { contact, message, verp } = await sentTo('away@example.com')
+    await send(verp, fixture('outlook-out-of-office.eml'))
+    await send(verp, fixture('human-reply.eml'))
+    assert.equal(await statusIn(contact.id), 1)
+    assert.deepEqual(await eventsOf(message.id), [])
+  })
+
+  it('refuses addresses that are not ours or carry a bad signature', async () => {
+    const { verp } = await sentTo('someone@example.com')
+    const tampered = verp.replace(/\.([A-Za-z0-9_-])/, (_m, c: string) => `.${c === 'A' ? 'B' : 'A'}`)
+    for (const to of ['postmaster@bounces.shop.example', tampered, 'bounces+garbage@bounces.shop.example']) {
+      await assert.rejects(
+        send(to, fixture('postfix-user-unknown.eml')),
+        (err: { responseCode?: number }) => {
+          assert.equal(err.responseCode, 550)
+          return true
+        },
+      )
+    }
+  })
+
+  it('a mail to the mailto unsubscribe address unsubscribes once', async () => {
+    const { contact, message } = await sentTo('leaver@example.com')
+    const mailto = trackingLinks(t.ctx)
+      .unsubscribeMailto(message.id, bounceDomain)
+      .replace(/^mailto:/, '')
+    const raw = Buffer.from('From: leaver@example.com\r\nTo: x\r\nSubject: unsubscribe\r\n\r\nplease\r\n')
+    await smtp.sendMail({ envelope: { from: 'leaver@example.com', to: [mailto] }, raw })
+    await smtp.sendMail({ envelope: { from: 'leaver@example.com', to: [mailto] }, raw })
+    assert.equal(await statusIn(contact.id), 2)
+    assert.deepEqual(
+      (await eventsOf(message.id)).map((e) => e.event),
+      ['unsub'],
+    )
+  })
+
+  it('stops', async () => {
+    smtp.close()
+    await listener.close()
+  })
+})

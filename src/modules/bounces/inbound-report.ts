@@ -1,0 +1,48 @@
+/** What one inbound message to the bounce listener says about a message we sent. */
+export interface InboundReport {
+  kind: 'hard_bounce' | 'soft_bounce' | 'complaint' | 'auto_reply' | 'unknown'
+  /** The address that failed or complained, as the report names it. */
+  recipient?: string
+  /** RFC 3463 enhanced status code, e.g. "5.1.1". */
+  status?: string
+  /** The remote server's reason on one line, at most DIAGNOSTIC_MAX characters. */
+  diagnostic?: string
+  /** Message-ID of the message we sent, angle brackets included ("<id@host>"). */
+  originalMessageId?: string
+  /** The envelope sender of the message we sent: our VERP address when the report carries it. */
+  originalEnvelopeFrom?: string
+  /** ARF Feedback-Type, lower-cased ("abuse", "fraud", ...). */
+  feedbackType?: string
+}
+
+export const DIAGNOSTIC_MAX = 500
+
+/**
+ * One line, no repeated multi-line reply prefixes, bounded. Gmail's diagnostic is a multi-line reply
+ * ("550-5.1.1 The email account ... 550-5.1.1 double-checking ... 550 5.1.1 https://..."); the prefixes
+ * after the first carry nothing and would eat the length budget.
+ */
+export function cleanDiagnostic(value: string | undefined): string | undefined {
+  if (!value) return undefined
+  let text = value.replace(/\s+/g, ' ').trim()
+  const lead = /^(\d{3})[ -](?:(\d\.\d{1,3}\.\d{1,3}) )?/.exec(text)
+  if (lead?.[1]) {
+    const code = lead[1]
+    const repeated = lead[2]
+      ? new RegExp(`\\s${code}[ -]${lead[2].replace(/\./g, '\\.')}(?=\\s|$)`, 'g')
+      : new RegExp(`\\s${code}-`, 'g')
+    text = `${code} ${text.slice(code.length + 1).replace(repeated, '')}`.replace(/\s+/g, ' ').trim()
+  }
+  if (!text) return undefined
+  return text.length > DIAGNOSTIC_MAX ? `${text.slice(0, DIAGNOSTIC_MAX - 1).trimEnd()}…` : text
+}
+
+/** Drops absent fields so a report compares and serialises as exactly what was found. */
+export function compactReport(report: InboundReport): InboundReport {
+  const out: InboundReport = { kind: report.kind }
+  for (const key of Object.keys(report) as (keyof InboundReport)[]) {
+    const value = report[key]
+    if (value !== undefined && value !== '') Object.assign(out, { [key]: value })
+  }
+  return out
+}

@@ -1,0 +1,79 @@
+import { sql } from 'drizzle-orm'
+import type { Executor } from '../../core/db/client.js'
+import { queryOne, queryRows } from '../../core/db/sql.js'
+import type { ConfirmationMailInput } from './confirmation.mail.js'
+import type { ConfirmTarget } from './confirmation.links.js'
+
+/** Membership statuses (api.md): only an unconfirmed membership is asked for, and moved by, a confirmation. */
+const SUBSCRIBED = 1
+const UNCONFIRMED = 6
+
+export interface PendingConfirmation extends ConfirmTarget {
+  accountId: number
+}
+
+type Recipient = Pick<ConfirmationMailInput, 'list' | 'contact'>
+
+/** The list and person of a membership that still waits for confirmation; undefined once it does not. */
+export async function findUnconfirmedRecipient(
+  ex: Executor,
+  p: PendingConfirmation,
+): Promise<Recipient | undefined> {
+  const row = await queryOne<{
+    list_name: string
+    from_name: string
+    from_email: string
+    reply_to: string
+    conf_subject: string
+    conf_message: string
+    email: string
+    name: string
+    surname: string
+  }>(
+    ex,
+    sql`SELECT l.name AS list_name, l.from_name, l.from_email, l.reply_to, l.conf_subject, l.conf_message,
+               c.email, c.name, c.surname
+        FROM memberships m
+        JOIN lists l ON l.id = m.list_id
+        JOIN contacts c ON c.id = m.contact_id
+        WHERE m.list_id = ${p.listId} AND m.contact_id = ${p.contactId}
+          AND l.account_id = ${p.accountId} AND m.status = ${UNCONFIRMED}`,
+  )
+  if (!row) return undefined
+  return {
+    list: {
+      name: row.list_name,
+      fromName: row.from_name,
+      fromEmail: row.from_email,
+      replyTo: row.reply_to,
+      confSubject: row.conf_subject,
+      confMessage: row.conf_message,
+    },
+    contact: { email: row.email, name: row.name, surname: row.surname },
+  }
+}
+
+/**
+ * Side effect: moves the membership from unconfirmed to subscribed, in one statement so two clicks at once
+ * confirm it once. Any other status stays as it is. True when this call made the change.
+ */
+export async function confirmMembership(ex: Executor, t: ConfirmTarget, now: Date): Promise<boolean> {
+  const at = now.toISOString()
+  const rows = await queryRows<{ id: number }>(
+    ex,
+    sql`UPDATE memberships
+        SET status = ${SUBSCRIBED}, subscribed_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
+        WHERE list_id = ${t.listId} AND contact_id = ${t.contactId} AND status = ${UNCONFIRMED}
+        RETURNING id`,
+  )
+  return rows.length > 0
+}
+
+/** The list's "subscription confirmed" page; '' when it has none, undefined when the list is gone. */
+export async function findConfirmedPage(ex: Executor, listId: number): Promise<string | undefined> {
+  const row = await queryOne<{ page: string }>(
+    ex,
+    sql`SELECT sub_confirmed_page AS page FROM lists WHERE id = ${listId}`,
+  )
+  return row?.page
+}

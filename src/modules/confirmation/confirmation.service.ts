@@ -1,0 +1,52 @@
+import type { AppContext } from '../../core/context.js'
+import { notFound } from '../../core/http/errors.js'
+import { confirmUrl, readConfirmToken } from './confirmation.links.js'
+import { composeConfirmationMail } from './confirmation.mail.js'
+import * as repo from './confirmation.repo.js'
+
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'mailer' | 'linkSecret' | 'log'>
+
+export interface ConfirmOutcome {
+  /** True when this request moved the membership from 6 to 1 (not on a repeat click). */
+  confirmed: boolean
+  /** Where to send the browser: the list's sub_confirmed_page when it is an http(s) URL. */
+  redirectTo: string | null
+}
+
+export function createConfirmationService(ctx: Ctx) {
+  return {
+    /** Sends the confirmation mail while the membership is still unconfirmed; says whether it did. */
+    async sendMail(p: repo.PendingConfirmation): Promise<'sent' | 'skipped'> {
+      const recipient = await repo.findUnconfirmedRecipient(ctx.db, p)
+      if (!recipient) return 'skipped'
+      const link = confirmUrl(ctx.config.publicUrl, ctx.linkSecret, p)
+      await ctx.mailer.send(
+        composeConfirmationMail({ ...recipient, link, fallbackFrom: ctx.config.mailFrom }),
+      )
+      return 'sent'
+    },
+
+    /**
+     * A click on the link. Anything but a genuine token is a plain 404, so the route tells nothing about
+     * lists or people; a genuine one always ends on the confirmed page, whatever the membership's status.
+     */
+    async confirm(token: string): Promise<ConfirmOutcome> {
+      const target = readConfirmToken(ctx.linkSecret, token)
+      if (!target) throw notFound()
+      const confirmed = await repo.confirmMembership(ctx.db, target, ctx.clock.now())
+      if (confirmed) ctx.log.info({ listId: target.listId }, 'subscription confirmed')
+      return { confirmed, redirectTo: redirectTarget(await repo.findConfirmedPage(ctx.db, target.listId)) }
+    },
+  }
+}
+
+/** Only absolute http(s) URLs become a Location; `href` also drops any CR/LF the stored text may hold. */
+function redirectTarget(page: string | undefined): string | null {
+  if (!page?.trim()) return null
+  try {
+    const url = new URL(page.trim())
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null
+  } catch {
+    return null
+  }
+}

@@ -1,0 +1,78 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { isoMicro } from '../../core/http/formats.js'
+import { Nullable } from '../../core/http/schemas.js'
+import type { EmailLogRow } from './events.repo.js'
+import type { EventType } from './events.table.js'
+
+/** api.md "Events": the values of `event` and of the `events[]` filter. */
+export const EVENT_TYPES = [
+  'send',
+  'open',
+  'click',
+  'hard_bounce',
+  'soft_bounce',
+  'out_of_band',
+  'unsub',
+  'spam',
+  'spam_complaint',
+] as const satisfies readonly EventType[]
+// Fails to compile when events.table.ts gains a type this list lacks.
+const _everyTypeListed: [Exclude<EventType, (typeof EVENT_TYPES)[number]>] extends [never] ? true : never =
+  true
+
+export const MAX_EMAIL_LOG_PAGE = 100
+export const DEFAULT_EMAIL_LOG_PAGE = 20
+
+// Plain strings here: the service checks the values, so an unknown one is reported on `events` itself rather
+// than on `events.3`. The route folds `events[]`, `events[0]` and `events` into `events` before validation.
+const EventFilter = Type.Array(Type.String({ maxLength: 64 }), {
+  maxItems: EVENT_TYPES.length * 2,
+  description: `repeatable; any of ${EVENT_TYPES.join(', ')}`,
+})
+
+export const EmailLogQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1 })),
+  per_page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_EMAIL_LOG_PAGE, default: DEFAULT_EMAIL_LOG_PAGE }),
+  ),
+  'events[]': Type.Optional(EventFilter),
+  events: Type.Optional(EventFilter),
+})
+export type EmailLogQueryT = Static<typeof EmailLogQuery>
+
+export const EmailLogParams = Type.Object({ email: Type.String({ maxLength: 1000 }) })
+
+/** api.md "Email log entry"; `occured_at` is spelled as the wire has it. */
+export const EmailLogEntry = Type.Object({
+  campaign_id: Type.Integer({ description: '0 for transactional and automation mail' }),
+  autoresponder_id: Nullable(Type.Integer({ description: 'automation (pipeline) id' })),
+  action_id: Nullable(Type.String()),
+  event: Type.String({ description: EVENT_TYPES.join(', ') }),
+  msg: Nullable(Type.String()),
+  url: Nullable(Type.String()),
+  email: Type.String(),
+  occured_at: Type.String({ description: 'ISO 8601 UTC with microseconds' }),
+  mail_name: Nullable(Type.String()),
+})
+
+export const EmailLogPage = Type.Object({
+  current_page: Type.Integer(),
+  data: Type.Array(EmailLogEntry),
+  per_page: Type.Integer(),
+  total: Type.Integer(),
+  last_page: Type.Integer(),
+})
+
+export function toEmailLogEntry(row: EmailLogRow): Static<typeof EmailLogEntry> {
+  return {
+    campaign_id: row.campaign_id,
+    autoresponder_id: row.pipeline_id,
+    action_id: row.action_id,
+    event: row.event,
+    msg: row.msg,
+    url: row.url,
+    email: row.email,
+    occured_at: isoMicro(row.occurred_at),
+    mail_name: row.mail_name,
+  }
+}

@@ -1,0 +1,83 @@
+import { sql } from 'drizzle-orm'
+import type { Executor } from '../../core/db/client.js'
+import { queryOne, queryRows } from '../../core/db/sql.js'
+import { events, type EventType } from './events.table.js'
+
+export interface NewEvent {
+  accountId: number
+  messageId?: number | null
+  campaignId?: number
+  pipelineId?: number | null
+  actionId?: string | null
+  contactId?: number | null
+  email: string
+  event: EventType
+  msg?: string | null
+  url?: string | null
+  occurredAt: Date
+}
+
+export async function insertEvent(ex: Executor, e: NewEvent): Promise<void> {
+  await ex.insert(events).values({
+    accountId: e.accountId,
+    messageId: e.messageId ?? null,
+    campaignId: e.campaignId ?? 0,
+    pipelineId: e.pipelineId ?? null,
+    actionId: e.actionId ?? null,
+    contactId: e.contactId ?? null,
+    email: e.email,
+    event: e.event,
+    msg: e.msg ?? null,
+    url: e.url ?? null,
+    occurredAt: e.occurredAt,
+  })
+}
+
+export interface EmailLogRow {
+  campaign_id: number
+  pipeline_id: number | null
+  action_id: string | null
+  event: EventType
+  msg: string | null
+  url: string | null
+  email: string
+  occurred_at: Date
+  mail_name: string | null
+}
+
+/** The email log of one address, newest first (api.md `GET /subscribers/{email}/email-log`). */
+export async function emailLogPage(
+  ex: Executor,
+  accountId: number,
+  email: string,
+  types: EventType[] | null,
+  limit: number,
+  offset: number,
+): Promise<{ rows: EmailLogRow[]; total: number }> {
+  const filter = types
+    ? sql`AND e.event IN (SELECT jsonb_array_elements_text(${JSON.stringify(types)}::jsonb))`
+    : sql``
+  const rows = await queryRows<EmailLogRow>(
+    ex,
+    sql`SELECT e.campaign_id, e.pipeline_id, e.action_id, e.event, e.msg, e.url, e.email,
+               e.occurred_at, m.subject AS mail_name
+        FROM events e LEFT JOIN messages m ON m.id = e.message_id
+        WHERE e.account_id = ${accountId} AND e.email = ${email} ${filter}
+        ORDER BY e.occurred_at DESC, e.id DESC
+        LIMIT ${limit} OFFSET ${offset}`,
+  )
+  const count = await queryOne<{ n: number }>(
+    ex,
+    sql`SELECT count(*)::int AS n FROM events e WHERE e.account_id = ${accountId} AND e.email = ${email} ${filter}`,
+  )
+  return { rows: rows.map((r) => ({ ...r, occurred_at: new Date(r.occurred_at) })), total: count?.n ?? 0 }
+}
+
+/** GDPR erasure: the address disappears from every log of the account, replaced by a stable pseudonym. */
+export async function pseudonymiseAddress(ex: Executor, accountId: number, email: string, pseudonym: string) {
+  await ex.execute(
+    sql`UPDATE events SET email = ${pseudonym} WHERE account_id = ${accountId} AND email = ${email}`,
+  )
+  await ex.execute(sql`UPDATE messages SET email = ${pseudonym}, html = NULL
+                       WHERE account_id = ${accountId} AND email = ${email}`)
+}

@@ -1,0 +1,1 @@
+export { registerIdempotency } from './idempotency.hooks.js'

@@ -1,0 +1,36 @@
+import type { ModuleDef } from './registry.js'
+import { accountsModule } from './accounts/index.js'
+import { bouncesModule } from './bounces/index.js'
+import { confirmationModule } from './confirmation/index.js'
+import { domainsModule } from './domains/index.js'
+import { eventsModule } from './events/index.js'
+import { listsModule } from './lists/index.js'
+import { searchModule } from './search/index.js'
+import { subscribersModule } from './subscribers/index.js'
+import { systemModule } from './system/index.js'
+import { templatesModule } from './templates/index.js'
+import { trackingModule } from './tracking/index.js'
+import { transactionalModule } from './transactional/index.js'
+
+export { createAccountService, PLANS } from './accounts/index.js'
+export { registerIdempotency } from './idempotency/index.js'
+export type { ModuleDef } from './registry.js'
+
+/** Every module, in registration order. */
+export const modules: ModuleDef[] = [
+  systemModule,
+  accountsModule,
+  listsModule,
+  subscribersModule,
+  confirmationModule,
+  searchModule,
+  templatesModule,
+  bouncesModule,
+  domainsModule,
+  eventsModule,
+  trackingModule,
+  transactionalModule,
+]
+
+/** Every queue any module sends to, created when the job queue starts. */
+export const jobQueues: readonly string[] = modules.flatMap((m) => m.queues ?? [])

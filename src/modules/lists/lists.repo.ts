@@ -1,0 +1,80 @@
+import { and, asc, eq, sql } from 'drizzle-orm'
+import type { Executor } from '../../core/db/client.js'
+import { queryRows } from '../../core/db/sql.js'
+import { lists } from './lists.table.js'
+import type { ListCountsT, ListRow } from './lists.schemas.js'
+
+export type NewList = Omit<typeof lists.$inferInsert, 'id' | 'accountId'>
+
+export async function insertList(
+  ex: Executor,
+  accountId: number,
+  values: NewList & { name: string },
+): Promise<ListRow> {
+  const [row] = await ex
+    .insert(lists)
+    .values({ ...values, accountId })
+    .returning()
+  return row!
+}
+
+export async function listLists(ex: Executor, accountId: number): Promise<ListRow[]> {
+  return ex.select().from(lists).where(eq(lists.accountId, accountId)).orderBy(asc(lists.id))
+}
+
+export async function findList(
+  ex: Executor,
+  accountId: number,
+  listId: number,
+): Promise<ListRow | undefined> {
+  const [row] = await ex
+    .select()
+    .from(lists)
+    .where(and(eq(lists.id, listId), eq(lists.accountId, accountId)))
+  return row
+}
+
+export async function updateList(
+  ex: Executor,
+  accountId: number,
+  listId: number,
+  values: Partial<NewList>,
+  now: Date,
+): Promise<ListRow | undefined> {
+  const [row] = await ex
+    .update(lists)
+    .set({ ...values, updatedAt: now })
+    .where(and(eq(lists.id, listId), eq(lists.accountId, accountId)))
+    .returning()
+  return row
+}
+
+/** Deletes the list; its memberships go with it (ON DELETE CASCADE), the contacts stay. */
+export async function deleteList(ex: Executor, accountId: number, listId: number): Promise<boolean> {
+  const rows = await ex
+    .delete(lists)
+    .where(and(eq(lists.id, listId), eq(lists.accountId, accountId)))
+    .returning({ id: lists.id })
+  return rows.length > 0
+}
+
+/** Subscribers of a list by status; soft_bounced counts subscribed contacts that have soft bounces. */
+export async function countByStatus(ex: Executor, listId: number): Promise<ListCountsT> {
+  const rows = await queryRows<{ status: number; n: number; soft: number }>(
+    ex,
+    sql`SELECT m.status::int AS status, count(*)::int AS n,
+               count(*) FILTER (WHERE c.bounce_soft > 0)::int AS soft
+        FROM memberships m JOIN contacts c ON c.id = m.contact_id
+        WHERE m.list_id = ${listId}
+        GROUP BY m.status`,
+  )
+  const by = (s: number) => rows.find((r) => r.status === s)
+  return {
+    subscribed: by(1)?.n ?? 0,
+    unsubscribed: by(2)?.n ?? 0,
+    soft_bounced: by(1)?.soft ?? 0,
+    hard_bounced: by(4)?.n ?? 0,
+    complained: by(5)?.n ?? 0,
+    unconfirmed: by(6)?.n ?? 0,
+  }
+}

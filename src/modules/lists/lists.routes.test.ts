@@ -1,0 +1,109 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { startTestApp } from '../../../test/helpers/app.js'
+
+const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
+
+describe('lists', async () => {
+  const t = await startTestApp()
+  const other = await t.createAccount()
+
+  it('creates a list with its settings and returns id and name', async () => {
+    const res = await t.req('POST', '/lists', {
+      body: {
+        name: 'Newsletter',
+        from_name: 'Shop',
+        from_email: 'news@shop.cz',
+        double_optin: true,
+        conf_subject: 'Confirm',
+      },
+    })
+    assert.equal(res.status, 200)
+    assert.equal(res.headers['content-type'], 'application/json')
+    assert.equal(typeof res.body.id, 'number')
+    assert.equal(res.body.name, 'Newsletter')
+    assert.equal(res.body.double_optin, true)
+    assert.match(res.body.created_at, DATE_TIME)
+  })
+
+  it('requires a name and validates addresses', async () => {
+    const res = await t.req('POST', '/lists', { body: { from_email: 'not-an-address' } })
+    assert.equal(res.status, 422)
+    assert.deepEqual(Object.keys(res.body.errors).sort(), ['from_email', 'name'])
+    assert.deepEqual(res.body.errors.name, ['The name field is required.'])
+  })
+
+  it('lists, shows with counts, updates and deletes', async () => {
+    const { id } = (await t.req('POST', '/lists', { body: { name: 'A' } })).body
+    const all = await t.req('GET', '/lists')
+    assert.ok(Array.isArray(all.body))
+    const item = all.body.find((l: { id: number }) => l.id === id)
+    for (const f of [
+      'id',
+      'name',
+      'from_name',
+      'from_email',
+      'reply_to',
+      'sub_success_page',
+      'sub_confirmed_page',
+      'unsub_page',
+      'double_optin',
+      'conf_subject',
+      'conf_message',
+      'created_at',
+    ]) {
+      assert.ok(f in item, `list object has ${f}`)
+    }
+    const detail = await t.req('GET', `/lists/${id}`)
+    assert.equal(detail.status, 200)
+    assert.equal(detail.body.list.id, String(id))
+    assert.deepEqual(detail.body.list.segments, [])
+    assert.equal(detail.body.list.active_subscribers, 0)
+    assert.deepEqual(detail.body.subscribers, {
+      subscribed: 0,
+      unsubscribed: 0,
+      soft_bounced: 0,
+      hard_bounced: 0,
+      complained: 0,
+      unconfirmed: 0,
+    })
+    const put = await t.req('PUT', `/lists/${id}`, { body: { name: 'B', reply_to: 'r@shop.cz' } })
+    assert.equal(put.status, 200)
+    assert.equal(put.body.id, id)
+    assert.equal(put.body.name, 'B')
+    assert.equal(put.body.reply_to, 'r@shop.cz')
+    const del = await t.req('DELETE', `/lists/${id}`)
+    assert.deepEqual(del.body, { deleted: true })
+    assert.equal((await t.req('GET', `/lists/${id}`)).status, 404)
+  })
+
+  it("answers 404 for another account's list, exactly as for a missing one", async () => {
+    const { id } = (await t.req('POST', '/lists', { body: { name: 'Mine' } })).body
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PUT', { name: 'x' }],
+      ['DELETE', undefined],
+    ] as const) {
+      const theirs = await t.req(method, `/lists/${id}`, { key: other.key, body })
+      const missing = await t.req(method, `/lists/999999`, { body })
+      assert.equal(theirs.status, 404)
+      assert.deepEqual(theirs.body, missing.body)
+    }
+    const theirList = await t.req('GET', '/lists', { key: other.key })
+    assert.equal(
+      theirList.body.some((l: { id: number }) => l.id === id),
+      false,
+    )
+  })
+
+  it('needs a key', async () => {
+    assert.deepEqual((await t.req('GET', '/lists', { key: null })).body, { message: 'Unauthorized' })
+    assert.equal((await t.req('GET', '/lists', { key: 'wrong' })).status, 401)
+  })
+
+  it('rejects a non-numeric id with a field error', async () => {
+    const res = await t.req('GET', '/lists/abc')
+    assert.equal(res.status, 422)
+    assert.ok(res.body.errors.id)
+  })
+})

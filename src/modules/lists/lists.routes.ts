@@ -1,0 +1,67 @@
+import { Type } from '@sinclair/typebox'
+import type { AppContext } from '../../core/context.js'
+import type { ApiApp } from '../../core/http/app-types.js'
+import { commonErrors, Deleted, IdParams } from '../../core/http/schemas.js'
+import { CreateListBody, ListDetail, ListObject, UpdateListBody } from './lists.schemas.js'
+import { createListService } from './lists.service.js'
+
+const tags = ['Lists']
+
+export function listRoutes(app: ApiApp, ctx: AppContext): void {
+  const lists = createListService(ctx)
+
+  app.post(
+    '/lists',
+    {
+      schema: {
+        tags,
+        summary: 'Create a list',
+        body: CreateListBody,
+        response: { 200: ListObject, ...commonErrors },
+      },
+    },
+    async (req) => lists.create(req.account.id, req.body),
+  )
+  app.get(
+    '/lists',
+    { schema: { tags, summary: 'All lists', response: { 200: Type.Array(ListObject), ...commonErrors } } },
+    async (req) => lists.all(req.account.id),
+  )
+  app.get(
+    '/lists/:id',
+    {
+      schema: {
+        tags,
+        summary: 'A list with its subscriber counts',
+        params: IdParams,
+        response: { 200: ListDetail, ...commonErrors },
+      },
+    },
+    async (req) => lists.detail(req.account.id, req.params.id),
+  )
+  app.put(
+    '/lists/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a list',
+        params: IdParams,
+        body: UpdateListBody,
+        response: { 200: ListObject, ...commonErrors },
+      },
+    },
+    async (req) => lists.update(req.account.id, req.params.id, req.body),
+  )
+  app.delete(
+    '/lists/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a list',
+        params: IdParams,
+        response: { 200: Deleted, ...commonErrors },
+      },
+    },
+    async (req) => lists.remove(req.account.id, req.params.id),
+  )
+}

@@ -1,0 +1,60 @@
+import type { AppContext } from '../../core/context.js'
+import { notFound } from '../../core/http/errors.js'
+import * as repo from './lists.repo.js'
+import { toListDetail, toListObject, type ListInput, type ListRow } from './lists.schemas.js'
+
+type Ctx = Pick<AppContext, 'db' | 'clock'>
+
+function toColumns(input: ListInput): Partial<repo.NewList> {
+  const out: Partial<repo.NewList> = {}
+  if (input.name !== undefined) out.name = input.name.trim()
+  if (input.from_name !== undefined) out.fromName = input.from_name
+  if (input.from_email !== undefined) out.fromEmail = input.from_email.trim().toLowerCase()
+  if (input.reply_to !== undefined) out.replyTo = input.reply_to.trim().toLowerCase()
+  if (input.sub_success_page !== undefined) out.subSuccessPage = input.sub_success_page
+  if (input.sub_confirmed_page !== undefined) out.subConfirmedPage = input.sub_confirmed_page
+  if (input.unsub_page !== undefined) out.unsubPage = input.unsub_page
+  if (input.double_optin !== undefined) out.doubleOptin = input.double_optin
+  if (input.conf_subject !== undefined) out.confSubject = input.conf_subject
+  if (input.conf_message !== undefined) out.confMessage = input.conf_message
+  if (input.custom_fields !== undefined) out.customFields = input.custom_fields
+  return out
+}
+
+/** The list of this account, or the contract's 404 (another account's list looks exactly like a missing one). */
+export async function requireList(
+  ctx: Pick<AppContext, 'db'>,
+  accountId: number,
+  listId: number,
+): Promise<ListRow> {
+  const row = await repo.findList(ctx.db, accountId, listId)
+  if (!row) throw notFound('List not found')
+  return row
+}
+
+export function createListService(ctx: Ctx) {
+  return {
+    async create(accountId: number, input: ListInput & { name: string }) {
+      const row = await repo.insertList(ctx.db, accountId, { ...toColumns(input), name: input.name.trim() })
+      return toListObject(row)
+    },
+    async all(accountId: number) {
+      return (await repo.listLists(ctx.db, accountId)).map(toListObject)
+    },
+    async detail(accountId: number, listId: number) {
+      const row = await requireList(ctx, accountId, listId)
+      const counts = await repo.countByStatus(ctx.db, listId)
+      // Segments arrive with campaigns (contract §6); until a list has any, the array is truly empty.
+      return toListDetail(row, counts, [])
+    },
+    async update(accountId: number, listId: number, input: ListInput) {
+      const row = await repo.updateList(ctx.db, accountId, listId, toColumns(input), ctx.clock.now())
+      if (!row) throw notFound('List not found')
+      return toListObject(row)
+    },
+    async remove(accountId: number, listId: number) {
+      if (!(await repo.deleteList(ctx.db, accountId, listId))) throw notFound('List not found')
+      return { deleted: true }
+    },
+  }
+}

@@ -1,0 +1,88 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { generateKeyPairSync } from 'node:crypto'
+import nodemailer from 'nodemailer'
+import { simpleParser } from 'mailparser'
+import { dkimVerify } from 'mailauth'
+import { loadConfig } from '../../core/config.js'
+import { toNodemailer } from '../../core/mail/compose.js'
+import { parseVerpAddress } from '../../core/mail/verp.js'
+import { composeMessage } from './compose-message.js'
+
+const ctx = {
+  config: { ...loadConfig({}), publicUrl: 'https://mail.shop.example' },
+  linkSecret: 'test-secret',
+}
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+const dkim = {
+  domainName: 'shop.example',
+  keySelector: 'td1',
+  privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+}
+const publicB64 = publicKey.export({ type: 'spki', format: 'der' }).toString('base64')
+
+async function raw(mail: ReturnType<typeof composeMessage>['mail']): Promise<string> {
+  const t = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' })
+  const info = await t.sendMail(toNodemailer(mail, 'shop.example'))
+  return (info.message as Buffer).toString()
+}
+
+describe('composeMessage', () => {
+  const content = {
+    messageId: 42,
+    from: { name: 'Shop', address: 'news@shop.example' },
+    to: { name: 'Eva', address: 'eva@example.com' },
+    subject: 'Hello',
+    html: '<html><body><p><a href="https://shop.example/a?x=1&amp;y=2">A</a> <a href="https://shop.example/a?x=1&amp;y=2">again</a> <a href="mailto:x@y.z">m</a></p></body></html>',
+    trackOpens: true,
+    trackClicks: true,
+    marketing: true,
+    bounceDomain: 'bounces.shop.example',
+    dkim,
+  }
+
+  it('rewrites each distinct http link once and keeps others', () => {
+    const { mail, links } = composeMessage(ctx, content)
+    assert.deepEqual(links, ['https://shop.example/a?x=1&y=2'])
+    assert.equal((mail.html!.match(/\/t\/c\//g) ?? []).length, 2)
+    assert.match(mail.html!, /href="mailto:x@y.z"/)
+    assert.match(mail.html!, /<img src="https:\/\/mail\.shop\.example\/t\/o\/[^"]+\.gif"[^>]*><\/body>/)
+    assert.match(mail.text!, /\/t\/c\//)
+  })
+
+  it('marks marketing mail for one-click unsubscribe and signs both headers with DKIM', async () => {
+    const { mail } = composeMessage(ctx, content)
+    assert.equal(parseVerpAddress('test-secret', mail.returnPath!), 'm42')
+    const message = await raw(mail)
+    const unfolded = message.split('\r\n\r\n')[0]!.replace(/\r\n[ \t]+/g, ' ')
+    const header = (name: string) => new RegExp(`^${name}: (.*)$`, 'im').exec(unfolded)?.[1] ?? ''
+    assert.match(
+      header('List-Unsubscribe'),
+      /^<https:\/\/mail\.shop\.example\/u\/[^>]+>, <mailto:unsubscribe\+[^@]+@bounces\.shop\.example>$/,
+    )
+    assert.equal(header('List-Unsubscribe-Post'), 'List-Unsubscribe=One-Click')
+    assert.equal((await simpleParser(message)).subject, 'Hello')
+    const sig = header('DKIM-Signature')
+    const h = /\bh=([^;]+)/.exec(sig.replace(/\s+/g, ''))![1]!.toLowerCase()
+    assert.ok(h.includes('list-unsubscribe:') && h.includes('list-unsubscribe-post'), h)
+    const resolver = async (name: string, type: string) => {
+      if (name === 'td1._domainkey.shop.example' && type === 'TXT')
+        return [[`v=DKIM1; k=rsa; p=${publicB64}`]]
+      throw Object.assign(new Error('nx'), { code: 'ENOTFOUND' })
+    }
+    const { results } = await dkimVerify(message, { resolver })
+    assert.equal(results[0]?.status.result, 'pass')
+  })
+
+  it('sends transactional mail without unsubscribe headers and without tracking when asked', () => {
+    const { mail, links } = composeMessage(ctx, {
+      ...content,
+      marketing: false,
+      trackClicks: false,
+      trackOpens: false,
+    })
+    assert.deepEqual(links, [])
+    assert.equal(mail.headers?.['List-Unsubscribe'], undefined)
+    assert.doesNotMatch(mail.html!, /\/t\/[oc]\//)
+  })
+})

@@ -1,0 +1,111 @@
+import type { AppContext } from '../../core/context.js'
+import type { DkimKey, MailAddress, OutgoingMail } from '../../core/mail/mailer.js'
+import { escapeHtml } from '../../core/mail/merge-tags.js'
+import { htmlToTextPart } from '../../core/mail/text-part.js'
+import { verpAddress } from '../../core/mail/verp.js'
+import { randomToken } from '../../core/ids.js'
+import { trackingLinks } from '../tracking/tracking.links.js'
+
+/** One rendered message for one recipient, before the tracking and envelope parts are added. */
+export interface MessageContent {
+  messageId: number
+  from: MailAddress
+  replyTo?: string | undefined
+  to: MailAddress
+  cc?: MailAddress[]
+  bcc?: MailAddress[]
+  subject: string
+  html?: string | undefined
+  text?: string | undefined
+  trackOpens: boolean
+  trackClicks: boolean
+  /** Campaign and automation mail: List-Unsubscribe (https + mailto) and one-click List-Unsubscribe-Post. */
+  marketing: boolean
+  /** Host of the VERP return path and the mailto unsubscribe address. */
+  bounceDomain: string
+  dkim?: DkimKey | undefined
+  attachments?: OutgoingMail['attachments']
+}
+
+export interface ComposedMessage {
+  mail: OutgoingMail
+  /** Original URLs by click-tracking index (empty without click tracking). */
+  links: string[]
+}
+
+const HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(.*?)\2/gis
+
+function decodeAttr(v: string): string {
+  return v
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+}
+
+/**
+ * Rewrites every http(s) link but our own (unsubscribe, web version) to a signed click-tracking URL; the
+ * click page will redirect only to the URL stored at that index, whatever a visitor appends.
+ */
+export function rewriteLinks(html: string, clickUrl: (i: number) => string, isOwn: (u: string) => boolean) {
+  const links: string[] = []
+  const index = new Map<string, number>()
+  const out = html.replace(HREF, (whole, head: string, quote: string, raw: string) => {
+    const url = decodeAttr(raw.trim())
+    if (!/^https?:\/\//i.test(url) || isOwn(url)) return whole
+    let i = index.get(url)
+    if (i === undefined) {
+      i = links.push(url) - 1
+      index.set(url, i)
+    }
+    return `${head}${quote}${escapeHtml(clickUrl(i))}${quote}`
+  })
+  return { html: out, links }
+}
+
+function withPixel(html: string, src: string): string {
+  const img = `<img src="${escapeHtml(src)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px">`
+  const end = html.search(/<\/body\s*>/i)
+  return end < 0 ? `${html}${img}` : `${html.slice(0, end)}${img}${html.slice(end)}`
+}
+
+/** Adds tracking, the VERP envelope, unsubscribe headers and the DKIM key to a rendered message. */
+export function composeMessage(
+  ctx: Pick<AppContext, 'config' | 'linkSecret'>,
+  c: MessageContent,
+): ComposedMessage {
+  const t = trackingLinks(ctx)
+  let html = c.html
+  let links: string[] = []
+  if (html !== undefined && c.trackClicks) {
+    const r = rewriteLinks(html, (i) => t.click(c.messageId, i), t.isOwn)
+    html = r.html
+    links = r.links
+  }
+  // The text part follows the tracked HTML, so its links count clicks too; the pixel is an image it skips.
+  const text = c.text ?? (html !== undefined ? htmlToTextPart(html) : undefined)
+  if (html !== undefined && c.trackOpens) html = withPixel(html, t.open(c.messageId))
+  const headers: Record<string, string> = {}
+  if (c.marketing) {
+    headers['List-Unsubscribe'] =
+      `<${t.unsubscribe(c.messageId)}>, <${t.unsubscribeMailto(c.messageId, c.bounceDomain)}>`
+    headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click'
+  }
+  const mail: OutgoingMail = {
+    from: c.from,
+    to: [c.to],
+    subject: c.subject,
+    headers,
+    returnPath: verpAddress(ctx.linkSecret, `m${c.messageId}`, c.bounceDomain),
+    messageId: `<${c.messageId}.${randomToken(9)}@${c.bounceDomain}>`,
+  }
+  if (c.cc?.length) mail.cc = c.cc
+  if (c.bcc?.length) mail.bcc = c.bcc
+  if (c.replyTo) mail.replyTo = c.replyTo
+  if (html !== undefined) mail.html = html
+  if (text !== undefined) mail.text = text
+  if (c.dkim) mail.dkim = c.dkim
+  if (c.attachments?.length) mail.attachments = c.attachments
+  return { mail, links }
+}

@@ -1,0 +1,15 @@
+export { messages, type MessageKind } from './messages.table.js'
+export {
+  findMessage,
+  findTrackedMessage,
+  insertMessages,
+  markAccepted,
+  markRefused,
+  queuedOfBatch,
+  reachMilestone,
+  type MessageRow,
+  type NewMessage,
+  type TrackedMessage,
+} from './messages.repo.js'
+export { composeMessage, type ComposedMessage, type MessageContent } from './compose-message.js'
+export { deliver, recordSoftFailure, type DeliveryOutcome } from './deliver.js'

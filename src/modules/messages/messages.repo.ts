@@ -1,0 +1,125 @@
+import { eq, sql } from 'drizzle-orm'
+import type { Executor } from '../../core/db/client.js'
+import { queryOne } from '../../core/db/sql.js'
+import { messages } from './messages.table.js'
+
+export type MessageRow = typeof messages.$inferSelect
+export type NewMessage = typeof messages.$inferInsert
+
+export async function insertMessages(ex: Executor, rows: NewMessage[]): Promise<void> {
+  if (rows.length) await ex.insert(messages).values(rows)
+}
+
+/**
+ * What tracking, unsubscribes and bounces need of a message: who, which mail, which links. Never the stored
+ * HTML body, which only the web version reads (findMessage).
+ */
+export type TrackedMessage = Pick<
+  MessageRow,
+  'id' | 'accountId' | 'campaignId' | 'pipelineId' | 'actionId' | 'contactId' | 'email' | 'links'
+>
+
+const trackedColumns = {
+  id: messages.id,
+  accountId: messages.accountId,
+  campaignId: messages.campaignId,
+  pipelineId: messages.pipelineId,
+  actionId: messages.actionId,
+  contactId: messages.contactId,
+  email: messages.email,
+  links: messages.links,
+}
+
+export async function findTrackedMessage(ex: Executor, id: number): Promise<TrackedMessage | undefined> {
+  const [row] = await ex.select(trackedColumns).from(messages).where(eq(messages.id, id))
+  return row
+}
+
+export async function findMessage(ex: Executor, id: number): Promise<MessageRow | undefined> {
+  const [row] = await ex.select().from(messages).where(eq(messages.id, id))
+  return row
+}
+
+export async function queuedOfBatch(ex: Executor, batchId: number): Promise<MessageRow[]> {
+  return ex
+    .select()
+    .from(messages)
+    .where(sql`${messages.batchId} = ${batchId} AND ${messages.status} = 0`)
+    .orderBy(messages.id)
+}
+
+export async function markAccepted(
+  ex: Executor,
+  id: number,
+  smtpMessageId: string,
+  now: Date,
+): Promise<void> {
+  await ex
+    .update(messages)
+    .set({ status: 1, smtpMessageId, sentAt: now, error: null })
+    .where(eq(messages.id, id))
+}
+
+export async function markRefused(ex: Executor, id: number, error: string, now: Date): Promise<void> {
+  await ex
+    .update(messages)
+    .set({ status: 2, error: error.slice(0, 1000), sentAt: now })
+    .where(eq(messages.id, id))
+}
+
+export type Milestone =
+  'first_open_at' | 'first_click_at' | 'bounced_at' | 'complained_at' | 'unsubscribed_at'
+
+export interface MilestoneHit {
+  message: Pick<
+    MessageRow,
+    'id' | 'accountId' | 'campaignId' | 'pipelineId' | 'actionId' | 'contactId' | 'email' | 'links'
+  >
+  /** True the first time this milestone is reached for the message: unique counts rest on it. */
+  first: boolean
+}
+
+/**
+ * Side effect: stamps the milestone column the first time it is reached, in one statement, so concurrent
+ * hits of one message count one unique open/click/bounce.
+ */
+export async function reachMilestone(
+  ex: Executor,
+  id: number,
+  milestone: Milestone,
+  now: Date,
+): Promise<MilestoneHit | undefined> {
+  const col = sql.raw(milestone)
+  const row = await queryOne<{
+    id: string | number
+    account_id: number
+    campaign_id: number
+    pipeline_id: number | null
+    action_id: string | null
+    contact_id: number | null
+    email: string
+    links: string[] | null
+    first: boolean
+  }>(
+    ex,
+    sql`WITH before AS (SELECT ${col} AS was FROM messages WHERE id = ${id} FOR UPDATE)
+        UPDATE messages SET ${col} = COALESCE(messages.${col}, ${now.toISOString()}::timestamptz)
+        FROM before WHERE messages.id = ${id}
+        RETURNING messages.id, account_id, campaign_id, pipeline_id, action_id, contact_id, email, links,
+                  (before.was IS NULL) AS first`,
+  )
+  if (!row) return undefined
+  return {
+    message: {
+      id: Number(row.id),
+      accountId: row.account_id,
+      campaignId: row.campaign_id,
+      pipelineId: row.pipeline_id,
+      actionId: row.action_id,
+      contactId: row.contact_id,
+      email: row.email,
+      links: row.links,
+    },
+    first: row.first,
+  }
+}

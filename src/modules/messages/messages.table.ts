@@ -1,0 +1,61 @@
+import {
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  smallint,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core'
+
+export type MessageKind = 'transactional' | 'campaign' | 'automation' | 'test'
+
+/**
+ * One mail to one recipient. Campaigns freeze their recipients into these rows at "preparing" (the send
+ * ledger: workers claim status-0 rows with SKIP LOCKED); transactional sends write one per recipient.
+ * Tracking tokens, VERP return paths and events all point at a row here. The first_* columns make unique
+ * opens/clicks exact with one conditional UPDATE.
+ */
+export const messages = pgTable(
+  'messages',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    accountId: integer('account_id').notNull(),
+    kind: text('kind').$type<MessageKind>().notNull(),
+    /** Transactional results.id: all recipients of one API call. */
+    batchId: integer('batch_id'),
+    campaignId: integer('campaign_id').notNull().default(0),
+    pipelineId: integer('pipeline_id'),
+    actionId: text('action_id'),
+    contactId: integer('contact_id'),
+    email: text('email').notNull(),
+    recipientName: text('recipient_name').notNull().default(''),
+    /** Per-recipient merge variables (transactional merge_vars), rendered by the sending worker. */
+    vars: jsonb('vars').$type<Record<string, string>>(),
+    subject: text('subject').notNull().default(''),
+    /** 0 queued, 1 accepted by the relay, 2 refused by the relay, 3 skipped (suppressed or invalid). */
+    status: smallint('status').notNull().default(0),
+    smtpMessageId: text('smtp_message_id'),
+    trackOpens: boolean('track_opens').notNull().default(true),
+    trackClicks: boolean('track_clicks').notNull().default(true),
+    /** Original URLs by index, for click redirects (transactional; campaigns keep theirs per campaign). */
+    links: jsonb('links').$type<string[]>(),
+    /** Rendered HTML kept for the web version when it cannot be rendered again (transactional). */
+    html: text('html'),
+    error: text('error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+    firstOpenAt: timestamp('first_open_at', { withTimezone: true }),
+    firstClickAt: timestamp('first_click_at', { withTimezone: true }),
+    bouncedAt: timestamp('bounced_at', { withTimezone: true }),
+    complainedAt: timestamp('complained_at', { withTimezone: true }),
+    unsubscribedAt: timestamp('unsubscribed_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('messages_campaign_status_idx').on(t.campaignId, t.status, t.id),
+    index('messages_account_email_idx').on(t.accountId, t.email),
+    index('messages_batch_idx').on(t.batchId),
+  ],
+)

@@ -1,0 +1,87 @@
+import { sql, type SQL } from 'drizzle-orm'
+import { TEXT_FIELDS, type ContactFields } from './subscriber-fields.validation.js'
+
+/**
+ * SQL pieces shared by the set-based bulk statements (subscribe-bulk.repo.ts, bulk-update.repo.ts). The whole
+ * batch travels as one JSON parameter read by jsonb_to_recordset, so 3000 entries cost a few statements,
+ * never one per entry (design.md: 3,000 updates ≤ 300 ms, imports ≥ 10,000 rows/s). A field that is null in
+ * the recordset was not given and keeps its stored value.
+ */
+
+export interface BulkEntry {
+  email: string
+  fields: ContactFields
+  status: number | undefined
+  source: string | undefined
+}
+
+const TEXT_COLUMNS = Object.keys(TEXT_FIELDS)
+/** Columns of the contacts table that may be NULL; the other text columns default to ''. */
+const NULLABLE_TEXT = new Set(['company', 'phone', 'birthday', 'nameday'])
+
+// Identifiers below come from TEXT_FIELDS (fixed at compile time), never from input.
+const RECORD_DEFS = sql.raw(
+  [
+    'email text',
+    ...TEXT_COLUMNS.map((c) => `${c} text`),
+    'rating real',
+    'tags text[]',
+    'groups jsonb',
+    'custom_fields jsonb',
+    'status int',
+    'source text',
+  ].join(', '),
+)
+
+/** The batch as the one jsonb parameter; keys match RECORD_DEFS. */
+function batchJson(entries: BulkEntry[]): string {
+  return JSON.stringify(
+    entries.map((e) => {
+      const { customFields, ...rest } = e.fields
+      return { email: e.email, ...rest, custom_fields: customFields, status: e.status, source: e.source }
+    }),
+  )
+}
+
+/** The entries without their contact fields: statements about memberships need only address, status, source. */
+export function membershipOnly(entries: BulkEntry[]): BulkEntry[] {
+  return entries.map((e) => ({ email: e.email, fields: {}, status: e.status, source: e.source }))
+}
+
+export const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`
+
+/**
+ * The batch, each entry with its contact in the account and that contact's membership of `listId` (NULL
+ * columns where there is none). The LATERAL … LIMIT 1 subqueries cannot be flattened into joins, so every
+ * entry is one unique-index probe whatever the planner believes about the tables: with plain joins, a
+ * stale estimate (the recordset always looks like 100 rows) once chose a nested loop comparing every entry
+ * with every contact, 60× slower.
+ */
+export function batchWithMembers(entries: BulkEntry[], accountId: number, listId: number): SQL {
+  return sql`SELECT r.*, hit.contact_id, hit.suppressed, mem.membership_id, mem.was
+    FROM jsonb_to_recordset(${batchJson(entries)}::jsonb) AS r(${RECORD_DEFS})
+    LEFT JOIN LATERAL (
+      SELECT c.id AS contact_id, c.suppressed FROM contacts c
+      WHERE c.account_id = ${accountId} AND c.email = r.email LIMIT 1) hit ON true
+    LEFT JOIN LATERAL (
+      SELECT m.id AS membership_id, m.status AS was FROM memberships m
+      WHERE m.list_id = ${listId} AND m.contact_id = hit.contact_id LIMIT 1) mem ON true`
+}
+
+/** `col = coalesce(b.col, c.col)` for every plain field of contacts `c` from batch row `b`; custom fields and groups merged key by key. */
+export function keepUnlessGiven(): SQL {
+  return sql.raw(
+    [
+      ...TEXT_COLUMNS.map((col) => `${col} = coalesce(b.${col}, c.${col})`),
+      'rating = coalesce(b.rating, c.rating)',
+      `groups = c.groups || coalesce(b.groups, '{}'::jsonb)`,
+      `custom_fields = c.custom_fields || coalesce(b.custom_fields, '{}'::jsonb)`,
+    ].join(',\n'),
+  )
+}
+
+/** Column list and values of a new contact from batch row `b`. */
+export const insertColumns = sql.raw(TEXT_COLUMNS.join(', '))
+export const insertValues = sql.raw(
+  TEXT_COLUMNS.map((c) => (NULLABLE_TEXT.has(c) ? `b.${c}` : `coalesce(b.${c}, '')`)).join(', '),
+)

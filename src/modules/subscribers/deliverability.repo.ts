@@ -1,0 +1,101 @@
+import { sql } from 'drizzle-orm'
+import type { Executor } from '../../core/db/client.js'
+import { queryRows } from '../../core/db/sql.js'
+
+/**
+ * What mail that bounced, was complained about or unsubscribed does to a person (contract §3): hard bounces and
+ * complaints suppress the address account-wide and mark its live memberships 4 or 5; soft bounces only count.
+ * Addresses that are not contacts yet (transactional recipients) become contacts without lists, so the
+ * suppression has a row to live on.
+ */
+
+async function ensureContact(ex: Executor, accountId: number, email: string, now: Date): Promise<number> {
+  const [row] = await queryRows<{ id: number }>(
+    ex,
+    sql`INSERT INTO contacts (account_id, email, inserted_at, updated_at)
+        VALUES (${accountId}, ${email}, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)
+        ON CONFLICT (account_id, email) DO UPDATE SET updated_at = contacts.updated_at
+        RETURNING id`,
+  )
+  return row!.id
+}
+
+/** Side effects: suppresses the contact, counts the bounce, moves subscribed/unconfirmed memberships to 4. */
+export async function applyHardBounce(
+  ex: Executor,
+  accountId: number,
+  email: string,
+  message: string | null,
+  now: Date,
+) {
+  const id = await ensureContact(ex, accountId, email, now)
+  await ex.execute(sql`UPDATE contacts SET suppressed = 'hard_bounce', bounced_hard = bounced_hard + 1,
+                         bounce_message = ${message}, updated_at = ${now.toISOString()}::timestamptz
+                       WHERE id = ${id}`)
+  await ex.execute(sql`UPDATE memberships SET status = 4, updated_at = ${now.toISOString()}::timestamptz
+                       WHERE contact_id = ${id} AND status IN (1, 6)`)
+  return id
+}
+
+/** Side effects: suppresses the contact as a complainer and moves its live memberships to 5. */
+export async function applyComplaint(ex: Executor, accountId: number, email: string, now: Date) {
+  const id = await ensureContact(ex, accountId, email, now)
+  await ex.execute(sql`UPDATE contacts SET suppressed = 'complaint', updated_at = ${now.toISOString()}::timestamptz
+                       WHERE id = ${id}`)
+  await ex.execute(sql`UPDATE memberships SET status = 5, updated_at = ${now.toISOString()}::timestamptz
+                       WHERE contact_id = ${id} AND status IN (1, 2, 6)`)
+  return id
+}
+
+/** Side effect: counts a soft bounce (bounce_soft); the address stays deliverable. */
+export async function applySoftBounce(
+  ex: Executor,
+  accountId: number,
+  email: string,
+  message: string | null,
+  now: Date,
+) {
+  await ex.execute(sql`UPDATE contacts SET bounce_soft = bounce_soft + 1, bounce_message = ${message},
+                         updated_at = ${now.toISOString()}::timestamptz
+                       WHERE account_id = ${accountId} AND email = ${email}`)
+}
+
+/**
+ * Side effect: unsubscribes the person from the given lists (every list of the account when null).
+ * Returns the list ids whose membership changed, so a repeated one-click POST changes nothing.
+ */
+export async function unsubscribeEverywhere(
+  ex: Executor,
+  accountId: number,
+  email: string,
+  listIds: number[] | null,
+  now: Date,
+): Promise<number[]> {
+  const rows = await queryRows<{ list_id: number }>(
+    ex,
+    sql`UPDATE memberships m SET status = 2, unsubscribed_at = ${now.toISOString()}::timestamptz,
+               updated_at = ${now.toISOString()}::timestamptz
+        FROM contacts c
+        WHERE c.id = m.contact_id AND c.account_id = ${accountId} AND c.email = ${email}
+          AND m.status IN (1, 6)
+          ${listIds ? sql`AND m.list_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(listIds)}::jsonb)::int)` : sql``}
+        RETURNING m.list_id`,
+  )
+  return rows.map((r) => r.list_id)
+}
+
+/** True when the address must get no marketing or transactional mail (hard bounce or complaint). */
+export async function suppressedAddresses(
+  ex: Executor,
+  accountId: number,
+  emails: string[],
+): Promise<Set<string>> {
+  if (emails.length === 0) return new Set()
+  const rows = await queryRows<{ email: string }>(
+    ex,
+    sql`SELECT email FROM contacts
+        WHERE account_id = ${accountId} AND suppressed IS NOT NULL
+          AND email IN (SELECT jsonb_array_elements_text(${JSON.stringify(emails)}::jsonb))`,
+  )
+  return new Set(rows.map((r) => r.email))
+}

@@ -1,0 +1,130 @@
+import { sql } from 'drizzle-orm'
+import type { Executor } from '../../core/db/client.js'
+import { queryRows } from '../../core/db/sql.js'
+import {
+  batchWithMembers,
+  insertColumns,
+  insertValues,
+  keepUnlessGiven,
+  membershipOnly,
+  ts,
+  type BulkEntry,
+} from './bulk-batch.repo.js'
+
+/**
+ * subscribe-bulk in four set-based statements, run in this order inside one transaction; each returns the
+ * contact ids it wrote, so the service can count the addresses written.
+ */
+
+export interface JoinOptions {
+  accountId: number
+  listId: number
+  resubscribe: boolean
+  now: Date
+}
+
+const ids = (rows: { id: number }[]) => rows.map((r) => r.id)
+
+/**
+ * Step 1: creates the contacts not yet in the account and, when `updateExisting`, writes the given fields
+ * of the others (tags added, first occurrences kept in order). Both writes run on one snapshot, so the
+ * update never sees, nor re-writes, the rows the insert just made; ON CONFLICT DO NOTHING lets a concurrent
+ * import of the same address win instead of failing.
+ */
+export async function upsertContacts(
+  ex: Executor,
+  entries: BulkEntry[],
+  o: JoinOptions & { updateExisting: boolean },
+): Promise<number[]> {
+  const rows = await queryRows<{ id: number }>(
+    ex,
+    sql`WITH b AS MATERIALIZED (${batchWithMembers(entries, o.accountId, o.listId)}),
+        ins AS (
+          INSERT INTO contacts (account_id, email, ${insertColumns}, rating, tags, groups, custom_fields,
+                                inserted_at, updated_at)
+          SELECT ${o.accountId}, b.email, ${insertValues}, coalesce(b.rating, 0), coalesce(b.tags, '{}'),
+                 coalesce(b.groups, '{}'::jsonb), coalesce(b.custom_fields, '{}'::jsonb), ${ts(o.now)}, ${ts(o.now)}
+          FROM b WHERE b.contact_id IS NULL
+          ON CONFLICT (account_id, email) DO NOTHING
+          RETURNING id),
+        upd AS (
+          UPDATE contacts c SET ${keepUnlessGiven()},
+            tags = CASE WHEN b.tags IS NULL THEN c.tags ELSE
+              ARRAY(SELECT t FROM unnest(c.tags || b.tags) WITH ORDINALITY AS u(t, o) GROUP BY t ORDER BY min(o)) END,
+            updated_at = ${ts(o.now)}
+          FROM b
+          WHERE ${o.updateExisting} AND c.id = b.contact_id
+          RETURNING c.id)
+        SELECT id FROM ins UNION ALL SELECT id FROM upd`,
+  )
+  return ids(rows)
+}
+
+/** Step 2, with resubscribe only: entries asking for status 1 lift their account-wide suppression. */
+export async function liftSuppressions(
+  ex: Executor,
+  entries: BulkEntry[],
+  o: JoinOptions,
+): Promise<number[]> {
+  const rows = await queryRows<{ id: number }>(
+    ex,
+    sql`UPDATE contacts c SET suppressed = NULL, updated_at = ${ts(o.now)}
+        FROM (${batchWithMembers(membershipOnly(entries), o.accountId, o.listId)}) b
+        WHERE c.id = b.contact_id AND b.suppressed IS NOT NULL AND coalesce(b.status, 1) = 1
+        RETURNING c.id`,
+  )
+  return ids(rows)
+}
+
+/**
+ * Step 3, existing members (an entry asks for 1 unless it says 2): 2 unsubscribes a subscribed or
+ * unconfirmed member; 1 confirms an unconfirmed one and, only with `resubscribe`, brings back an
+ * unsubscribed, bounced or complained one. The CASE reads `m.status` of the row as updated, so a concurrent
+ * change is decided on, not overwritten. Leaving stamps unsubscribed_at; coming back starts a new subscribed_at.
+ */
+export async function moveMemberships(ex: Executor, entries: BulkEntry[], o: JoinOptions): Promise<number[]> {
+  const next = sql`(CASE
+      WHEN coalesce(b.status, 1) = 2 THEN CASE WHEN m.status IN (1, 6) THEN 2 ELSE m.status END
+      WHEN m.status IN (1, 6) THEN 1
+      WHEN ${o.resubscribe} THEN 1
+      ELSE m.status END)`
+  const rows = await queryRows<{ id: number }>(
+    ex,
+    sql`UPDATE memberships m SET
+          status = ${next},
+          unsubscribed_at = CASE WHEN ${next} = 2 THEN ${ts(o.now)} ELSE NULL END,
+          subscribed_at = CASE WHEN m.status IN (2, 4, 5) THEN ${ts(o.now)} ELSE m.subscribed_at END,
+          updated_at = ${ts(o.now)}
+        FROM (${batchWithMembers(membershipOnly(entries), o.accountId, o.listId)}) b
+        WHERE m.id = b.membership_id AND m.status <> ${next}
+        RETURNING m.contact_id AS id`,
+  )
+  return ids(rows)
+}
+
+/**
+ * Step 4, contacts not yet in the list: status 1, or the 2 asked for; a suppressed contact (not lifted in
+ * step 2) joins in its suppressed state, 4 or 5. A concurrent writer of the same pair wins (DO NOTHING).
+ */
+export async function insertMemberships(
+  ex: Executor,
+  entries: BulkEntry[],
+  o: JoinOptions,
+): Promise<number[]> {
+  const rows = await queryRows<{ id: number }>(
+    ex,
+    sql`INSERT INTO memberships (account_id, list_id, contact_id, status, source, subscribed_at,
+                                 unsubscribed_at, updated_at)
+        SELECT ${o.accountId}, ${o.listId}, s.contact_id, s.status, s.source, ${ts(o.now)},
+               CASE WHEN s.status = 2 THEN ${ts(o.now)} END, ${ts(o.now)}
+        FROM (SELECT b.contact_id, coalesce(b.source, 'api') AS source,
+                     CASE WHEN b.suppressed = 'hard_bounce' THEN 4
+                          WHEN b.suppressed = 'complaint' THEN 5
+                          ELSE coalesce(b.status, 1) END AS status
+              FROM (${batchWithMembers(membershipOnly(entries), o.accountId, o.listId)}) b
+              WHERE b.contact_id IS NOT NULL AND b.membership_id IS NULL) s
+        ON CONFLICT (list_id, contact_id) DO NOTHING
+        RETURNING contact_id AS id`,
+  )
+  return ids(rows)
+}

@@ -1,0 +1,84 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { startSmtpSink, type SmtpSink } from '../../../test/helpers/smtp-sink.js'
+import { confirmationJobsFor, createList, memberOf } from './subscribers.write.test-helpers.js'
+
+async function mailsTo(sink: SmtpSink, address: string, atLeast: number, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const found = sink.messages.filter((m) => m.envelopeTo.includes(address))
+    if (found.length >= atLeast) return found
+    if (Date.now() > deadline) throw new Error(`expected ${atLeast} mail(s) to ${address}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+// At file level so it closes after the app (the app's pooled SMTP connections would hold its close).
+const sink = await startSmtpSink()
+
+describe('subscribe to a double opt-in list', async () => {
+  const t = await startTestApp({ config: { smtpUrl: sink.url } })
+  const listId = await createList(t, {
+    name: 'DOI',
+    double_optin: true,
+    from_email: 'news@shop.cz',
+    conf_subject: 'Please confirm',
+    conf_message: '<p><a href="*|CONFIRM|*">Confirm</a></p>',
+  })
+  const subscribe = (body: Record<string, unknown>) => t.req('POST', `/lists/${listId}/subscribe`, { body })
+
+  it('leaves the address unconfirmed and sends one confirmation mail', async () => {
+    const res = await subscribe({ subscriber_data: { email: 'doi+1@example.cz', name: 'Eva' } })
+    assert.equal(res.status, 200)
+    assert.equal(res.body.status, 6)
+    assert.equal(res.body.already_subscribed, false)
+    const [mail] = await mailsTo(sink, 'doi+1@example.cz', 1)
+    assert.equal(mail?.parsed.subject, 'Please confirm')
+    assert.match(String(mail?.parsed.html), /\/confirm\//)
+
+    // Subscribing again while unconfirmed asks nobody a second time.
+    const again = await subscribe({ subscriber_data: { email: 'doi+1@example.cz' } })
+    assert.equal(again.body.status, 6)
+    assert.equal(await confirmationJobsFor(t, listId), 1)
+  })
+
+  it('turns a requested status 1 into 6 unless skip_confirmation', async () => {
+    const asked = await subscribe({ subscriber_data: { email: 'ask@example.cz', status: 1 } })
+    assert.equal(asked.body.status, 6)
+    const skipped = await subscribe({
+      subscriber_data: { email: 'skip@example.cz', status: 1 },
+      skip_confirmation: true,
+    })
+    assert.equal(skipped.body.status, 1)
+    // An unconfirmed member subscribed again with skip_confirmation is subscribed at once.
+    const confirmed = await subscribe({
+      subscriber_data: { email: 'ask@example.cz' },
+      skip_confirmation: true,
+    })
+    assert.equal(confirmed.body.status, 1)
+    assert.equal(confirmed.body.already_subscribed, false)
+  })
+
+  it('a resubscribe of an unsubscribed member waits for confirmation again, with a new mail', async () => {
+    const email = 'back@example.cz'
+    await subscribe({ subscriber_data: { email }, skip_confirmation: true })
+    await t.req('DELETE', `/lists/${listId}/unsubscribe`, { body: { email } })
+    const res = await subscribe({ subscriber_data: { email }, resubscribe: true })
+    assert.equal(res.body.status, 6)
+    assert.equal((await memberOf(t, listId, email))?.unsubscribedAt, null)
+    await mailsTo(sink, email, 1)
+  })
+
+  it('sends nothing for bulk subscribes and for a requested status 2', async () => {
+    const before = await confirmationJobsFor(t, listId)
+    const bulk = await t.req('POST', `/lists/${listId}/subscribe-bulk`, {
+      body: { subscriber_data: [{ email: 'bulk1@example.cz' }, { email: 'bulk2@example.cz' }] },
+    })
+    assert.deepEqual(bulk.body, { inserts: 2 })
+    assert.equal((await memberOf(t, listId, 'bulk1@example.cz'))?.status, 1)
+    const two = await subscribe({ subscriber_data: { email: 'no@example.cz', status: 2 } })
+    assert.equal(two.body.status, 2)
+    assert.equal(await confirmationJobsFor(t, listId), before)
+  })
+})

@@ -1,0 +1,245 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { ManualClock } from '../../core/clock.js'
+import {
+  contactOf,
+  countMembers,
+  createList,
+  memberOf,
+  setStatus,
+  suppress,
+} from './subscribers.write.test-helpers.js'
+
+const NOW = new Date('2026-01-02T03:04:05.678Z')
+
+describe('POST /lists/{id}/subscribe', async () => {
+  const clock = new ManualClock(NOW)
+  const t = await startTestApp({ clock })
+  const other = await t.createAccount()
+  const listId = await createList(t, { name: 'Newsletter' })
+  const subscribe = (body: unknown, id = listId, key?: string) =>
+    t.req('POST', `/lists/${id}/subscribe`, { body, ...(key ? { key } : {}) })
+
+  it('creates the contact with its fields and answers with the subscriber', async () => {
+    const res = await subscribe({
+      subscriber_data: {
+        email: '  Jana.Novak+news@Example.CZ ',
+        name: 'Jana',
+        surname: 'Nováková',
+        gender: 'female',
+        company: 'Shop s.r.o.',
+        city: 'Praha',
+        zip: 11000,
+        country: 'cz',
+        phone: '+420123456789',
+        birthday: '1990-05-01',
+        source: 'form',
+        tags: ['vip', ' news ', 'vip'],
+        groups: { interests: ['shoes'] },
+        custom_fields: { ' Shoe_Size ': 42, Color: { value: 'red', type: 'string' } },
+      },
+    })
+    assert.equal(res.status, 200)
+    assert.equal(res.headers['content-type'], 'application/json')
+    assert.deepEqual(res.body, {
+      id: res.body.id,
+      name: 'Jana',
+      surname: 'Nováková',
+      email: 'jana.novak+news@example.cz',
+      gender: 'female',
+      bounce_soft: 0,
+      bounced_hard: 0,
+      bounce_message: null,
+      inserted_at: '2026-01-02 03:04:05',
+      already_subscribed: false,
+      status: 1,
+      list_id: listId,
+    })
+    assert.equal(typeof res.body.id, 'number')
+    const c = await contactOf(t, 'jana.novak+news@example.cz')
+    assert.equal(c?.zip, '11000')
+    assert.equal(c?.country, 'CZ')
+    assert.equal(c?.company, 'Shop s.r.o.')
+    assert.deepEqual(c?.tags, ['vip', 'news'])
+    assert.deepEqual(c?.groups, { interests: ['shoes'] })
+    assert.deepEqual(c?.customFields, { shoe_size: 42, color: { value: 'red', type: 'string' } })
+    const m = await memberOf(t, listId, 'jana.novak+news@example.cz')
+    assert.equal(m?.source, 'form')
+    assert.equal(m?.subscribedAt.toISOString(), NOW.toISOString())
+    assert.equal(m?.unsubscribedAt, null)
+  })
+
+  it('says already_subscribed and leaves the fields alone without update_existing', async () => {
+    const body = { subscriber_data: { email: 'keep@example.cz', name: 'Old', tags: ['a'] } }
+    assert.equal((await subscribe(body)).body.already_subscribed, false)
+    const again = await subscribe({ subscriber_data: { email: 'KEEP@example.cz', name: 'New', tags: ['b'] } })
+    assert.equal(again.status, 200)
+    assert.equal(again.body.already_subscribed, true)
+    assert.equal(again.body.name, 'Old')
+    assert.deepEqual((await contactOf(t, 'keep@example.cz'))?.tags, ['a'])
+  })
+
+  it('with update_existing writes only the given fields and adds the tags', async () => {
+    await subscribe({
+      subscriber_data: {
+        email: 'upd@example.cz',
+        name: 'Petr',
+        surname: 'Malý',
+        city: 'Brno',
+        tags: ['a', 'b'],
+        custom_fields: { size: 'M', color: 'blue' },
+      },
+    })
+    const res = await subscribe({
+      subscriber_data: {
+        email: 'upd@example.cz',
+        name: 'Pavel',
+        tags: ['b', 'c'],
+        custom_fields: { SIZE: 'L' },
+      },
+      update_existing: true,
+    })
+    assert.equal(res.body.name, 'Pavel')
+    assert.equal(res.body.surname, 'Malý')
+    assert.equal(res.body.already_subscribed, true)
+    const c = await contactOf(t, 'upd@example.cz')
+    assert.equal(c?.city, 'Brno')
+    assert.deepEqual(c?.tags, ['a', 'b', 'c'])
+    assert.deepEqual(c?.customFields, { size: 'L', color: 'blue' })
+  })
+
+  it('records a requested status 2 as unsubscribed; 6 as unconfirmed', async () => {
+    const res = await subscribe({ subscriber_data: { email: 'two@example.cz', status: 2 } })
+    assert.equal(res.body.status, 2)
+    assert.equal(
+      (await memberOf(t, listId, 'two@example.cz'))?.unsubscribedAt?.toISOString(),
+      NOW.toISOString(),
+    )
+    const six = await subscribe({ subscriber_data: { email: 'six@example.cz', status: '6' } })
+    assert.equal(six.body.status, 6)
+  })
+
+  it('keeps an unsubscribed member out unless resubscribe is given', async () => {
+    await subscribe({ subscriber_data: { email: 'gone@example.cz' } })
+    await t.req('DELETE', `/lists/${listId}/unsubscribe`, { body: { email: 'gone@example.cz' } })
+    const stays = await subscribe({ subscriber_data: { email: 'gone@example.cz' } })
+    assert.equal(stays.body.status, 2)
+    assert.equal(stays.body.already_subscribed, false)
+    clock.advance(60_000)
+    const back = await subscribe({ subscriber_data: { email: 'gone@example.cz' }, resubscribe: true })
+    assert.equal(back.body.status, 1)
+    const m = await memberOf(t, listId, 'gone@example.cz')
+    assert.equal(m?.unsubscribedAt, null)
+    assert.equal(m?.subscribedAt.getTime(), NOW.getTime() + 60_000)
+  })
+
+  it('a suppressed address joins a new list suppressed; resubscribe lifts the suppression', async () => {
+    const second = await createList(t, { name: 'Second' })
+    await subscribe({ subscriber_data: { email: 'bounced@example.cz' } })
+    await suppress(t, 'bounced@example.cz', 'hard_bounce')
+    const joined = await subscribe({ subscriber_data: { email: 'bounced@example.cz' } }, second)
+    assert.equal(joined.body.status, 4)
+
+    await subscribe({ subscriber_data: { email: 'spam@example.cz' } })
+    await suppress(t, 'spam@example.cz', 'complaint')
+    assert.equal((await subscribe({ subscriber_data: { email: 'spam@example.cz' } }, second)).body.status, 5)
+
+    const stays = await subscribe({ subscriber_data: { email: 'bounced@example.cz' } }, second)
+    assert.equal(stays.body.status, 4)
+    assert.equal((await contactOf(t, 'bounced@example.cz'))?.suppressed, 'hard_bounce')
+    const back = await subscribe(
+      { subscriber_data: { email: 'bounced@example.cz' }, resubscribe: true },
+      second,
+    )
+    assert.equal(back.body.status, 1)
+    assert.equal((await contactOf(t, 'bounced@example.cz'))?.suppressed, null)
+  })
+
+  it('brings a hard-bounced or complained membership back only with resubscribe', async () => {
+    await subscribe({ subscriber_data: { email: 'hb@example.cz' } })
+    await setStatus(t, listId, 'hb@example.cz', 5)
+    assert.equal((await subscribe({ subscriber_data: { email: 'hb@example.cz' } })).body.status, 5)
+    const back = await subscribe({ subscriber_data: { email: 'hb@example.cz' }, resubscribe: true })
+    assert.equal(back.body.status, 1)
+  })
+
+  it('validates the address, status, tags and custom fields with 422 and field paths', async () => {
+    const missing = await subscribe({ subscriber_data: { name: 'x' } })
+    assert.equal(missing.status, 422)
+    assert.deepEqual(missing.body, {
+      errors: { 'subscriber_data.email': ['The email field is required.'] },
+    })
+    const invalid = await subscribe({ subscriber_data: { email: 'not an address' } })
+    assert.deepEqual(invalid.body, {
+      errors: { 'subscriber_data.email': ['The email must be a valid email address.'] },
+    })
+    const many = await subscribe({
+      subscriber_data: {
+        email: 'ok@example.cz',
+        status: 4,
+        tags: ['x'.repeat(51)],
+        custom_fields: ['a'],
+      },
+    })
+    assert.equal(many.status, 422)
+    assert.deepEqual(Object.keys(many.body.errors).sort(), [
+      'subscriber_data.custom_fields',
+      'subscriber_data.status',
+      'subscriber_data.tags',
+    ])
+    const dup = await subscribe({
+      subscriber_data: { email: 'ok@example.cz', custom_fields: { A: 1, ' a': 2 } },
+    })
+    assert.equal(dup.status, 422)
+    assert.ok(dup.body.errors['subscriber_data.custom_fields'])
+    const types = await subscribe({ subscriber_data: { email: 'ok@example.cz', name: { first: 'x' } } })
+    assert.equal(types.status, 422)
+    assert.ok(types.body.errors['subscriber_data.name'])
+    const none = await subscribe({})
+    assert.deepEqual(none.body, { errors: { subscriber_data: ['The subscriber_data field is required.'] } })
+    assert.equal(await contactOf(t, 'ok@example.cz'), undefined)
+  })
+
+  it('accepts an empty JSON array as empty custom fields (PHP encodes an empty map so)', async () => {
+    const res = await subscribe({ subscriber_data: { email: 'php@example.cz', custom_fields: [] } })
+    assert.equal(res.status, 200)
+    assert.deepEqual((await contactOf(t, 'php@example.cz'))?.customFields, {})
+  })
+
+  it('two simultaneous subscribes of one new address both succeed on one contact', async () => {
+    const email = 'race@example.cz'
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => subscribe({ subscriber_data: { email, name: `R${i}` } })),
+    )
+    assert.deepEqual(
+      results.map((r) => r.status),
+      [200, 200, 200, 200],
+    )
+    assert.equal(new Set(results.map((r) => r.body.id)).size, 1)
+    assert.equal(results.filter((r) => r.body.already_subscribed === false).length, 1)
+    const m = await memberOf(t, listId, email)
+    assert.equal(m?.status, 1)
+  })
+
+  it("answers 404 {message} for another account's list, as for a missing one", async () => {
+    const body = { subscriber_data: { email: 'tenant@example.cz' } }
+    const theirs = await subscribe(body, listId, other.key)
+    const missing = await subscribe(body, 999999)
+    assert.equal(theirs.status, 404)
+    assert.deepEqual(theirs.body, missing.body)
+    assert.equal(typeof theirs.body.message, 'string')
+    assert.equal(await contactOf(t, 'tenant@example.cz', other.id), undefined)
+    const before = await countMembers(t, listId)
+    assert.equal(await countMembers(t, listId), before)
+  })
+
+  it('needs a key', async () => {
+    const res = await t.req('POST', `/lists/${listId}/subscribe`, {
+      key: null,
+      body: { subscriber_data: { email: 'nokey@example.cz' } },
+    })
+    assert.equal(res.status, 401)
+    assert.deepEqual(res.body, { message: 'Unauthorized' })
+  })
+})

@@ -1,0 +1,99 @@
+import type { AppContext } from '../../core/context.js'
+import { FieldErrorBag } from '../../core/http/errors.js'
+import { queueConfirmationMail } from '../confirmation/index.js'
+import { requireList } from '../lists/index.js'
+import { decideSubscribeStatus } from './subscribe-status.js'
+import { parseEntry, validOrThrow } from './subscriber-fields.validation.js'
+import { STATUS, toSubscribeReply, type MembershipRow } from './subscribers.schemas.js'
+import type { SubscribeBodyT } from './subscribers.write.schemas.js'
+import * as repo from './subscribers.write.repo.js'
+
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'jobs'>
+
+/** Statuses `subscriber_data.status` may ask for on subscribe. */
+const SUBSCRIBE_STATUSES = [STATUS.subscribed, STATUS.unsubscribed, STATUS.unconfirmed] as const
+
+const OUT_OF_LIST: readonly number[] = [STATUS.unsubscribed, STATUS.hardBounce, STATUS.complaint]
+
+/** Timestamps of a status change: leaving the list stamps unsubscribed_at, coming back starts anew. */
+export function transitionTimes(
+  from: number,
+  to: number,
+  now: Date,
+): Pick<MembershipRow, 'status'> & Partial<Pick<MembershipRow, 'subscribedAt' | 'unsubscribedAt'>> {
+  if (to === STATUS.unsubscribed) return { status: to, unsubscribedAt: now }
+  if (OUT_OF_LIST.includes(from) && !OUT_OF_LIST.includes(to))
+    return { status: to, subscribedAt: now, unsubscribedAt: null }
+  return { status: to }
+}
+
+export function createSubscribeService(ctx: Ctx) {
+  return {
+    /**
+     * `POST /lists/{id}/subscribe`: the contact, its membership and (on a double opt-in list) the
+     * confirmation-mail job, all in one transaction.
+     */
+    async subscribe(accountId: number, listId: number, body: SubscribeBodyT) {
+      const list = await requireList(ctx, accountId, listId)
+      const bag = new FieldErrorBag()
+      const entry = validOrThrow(
+        bag,
+        parseEntry(
+          body.subscriber_data,
+          'subscriber_data',
+          { statuses: SUBSCRIBE_STATUSES, emailRequired: true },
+          bag,
+        ),
+      )
+      const now = ctx.clock.now()
+
+      return ctx.db.transaction(async (tx) => {
+        let contact = await repo.upsertContact(
+          tx,
+          accountId,
+          entry.email,
+          entry.fields,
+          body.update_existing ?? false,
+          now,
+        )
+        const current = await repo.lockMembership(tx, listId, contact.id)
+        const decision = decideSubscribeStatus({
+          current: current?.status ?? null,
+          suppressed: contact.suppressed ?? null,
+          requested: entry.status,
+          doubleOptin: list.doubleOptin,
+          skipConfirmation: body.skip_confirmation ?? false,
+          resubscribe: body.resubscribe ?? false,
+        })
+        if (decision.clearSuppression) contact = await repo.clearSuppression(tx, contact.id, now)
+
+        let membership: MembershipRow
+        if (!current) {
+          membership = await repo.insertMembership(tx, {
+            accountId,
+            listId,
+            contactId: contact.id,
+            status: decision.status,
+            source: entry.source ?? 'api',
+            now,
+          })
+        } else if (current.status !== decision.status) {
+          membership = await repo.updateMembership(
+            tx,
+            current.id,
+            transitionTimes(current.status, decision.status, now),
+            now,
+          )
+        } else {
+          membership = current
+        }
+
+        // A fresh wait for confirmation asks for it; one already waiting was asked before.
+        if (membership.status === STATUS.unconfirmed && current?.status !== STATUS.unconfirmed)
+          await queueConfirmationMail(ctx, tx, { accountId, listId, contactId: contact.id })
+
+        return toSubscribeReply(contact, membership, current?.status === STATUS.subscribed)
+      })
+    },
+  }
+}

@@ -1,0 +1,316 @@
+import { FieldErrorBag } from '../../core/http/errors.js'
+import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
+
+/**
+ * Field rules shared by every subscriber write (subscribe, subscribe-bulk, update-subscriber,
+ * update-subscribers-bulk). The bulk endpoints take their entries unchecked from the route (entries past the
+ * 3000 cap must not fail a request, and the bulk update answers 400 rather than 422), so these checks are
+ * complete on their own and report every bad field of every entry with its wire path.
+ */
+
+/** Contact columns that hold plain text, with the longest value each accepts (mirrors SubscriberData). */
+export const TEXT_FIELDS = {
+  name: 255,
+  surname: 255,
+  gender: 20,
+  company: 255,
+  city: 255,
+  street: 255,
+  zip: 20,
+  country: 2,
+  phone: 50,
+  pretitle: 50,
+  surtitle: 50,
+  birthday: 10,
+  nameday: 10,
+} as const
+export type TextField = keyof typeof TEXT_FIELDS
+
+export const CUSTOM_FIELDS_MAX_CHARS = 5000
+export const TAG_MAX_CHARS = 50
+export const TAGS_MAX_TOTAL_CHARS = 2000
+const SOURCE_MAX_CHARS = 255
+const CUSTOM_FIELD_TYPES = new Set(['string', 'int', 'float', 'date', 'url', 'json'])
+
+/** Contact fields an entry gives; an absent key (or null) leaves the stored value alone. */
+export type ContactFields = Partial<Record<TextField, string>> & {
+  rating?: number
+  tags?: string[]
+  groups?: Record<string, string[]>
+  customFields?: Record<string, unknown>
+}
+
+export interface ParsedEntry {
+  /** Normalised (trimmed, lower-cased); undefined when absent and not required. */
+  email: string | undefined
+  fields: ContactFields
+  status: number | undefined
+  /** Membership source; undefined when not given. */
+  source: string | undefined
+}
+
+export interface EntryRules {
+  /** Membership statuses this endpoint accepts as input. */
+  statuses: readonly number[]
+  emailRequired: boolean
+}
+
+/** The field's own name in messages, as the core error handler words them; a bare index keeps its path. */
+function label(path: string): string {
+  const last = path.split('.').pop() ?? path
+  return /^\d+$/.test(last) ? path : last
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The address, normalised; records an error at `path` and returns undefined when missing or invalid. */
+export function checkEmail(
+  value: unknown,
+  path: string,
+  bag: FieldErrorBag,
+  required = true,
+): string | undefined {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
+    if (required) bag.add(path, `The ${label(path)} field is required.`)
+    return undefined
+  }
+  if (typeof value !== 'string') {
+    bag.add(path, `The ${label(path)} must be a string.`)
+    return undefined
+  }
+  const email = normalizeEmail(value)
+  if (!isValidEmail(email)) {
+    bag.add(path, `The ${label(path)} must be a valid email address.`)
+    return undefined
+  }
+  return email
+}
+
+/** Text as Ajv's type coercion would take it: strings, and numbers (zip or phone sent as a number). */
+function checkText(value: unknown, path: string, max: number, bag: FieldErrorBag): string | undefined {
+  if (value === undefined || value === null) return undefined
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value
+  if (typeof text !== 'string') {
+    bag.add(path, `The ${label(path)} must be a string.`)
+    return undefined
+  }
+  const trimmed = text.trim()
+  if (trimmed.length > max) {
+    bag.add(path, `The ${label(path)} must not be greater than ${max} characters.`)
+    return undefined
+  }
+  return trimmed
+}
+
+/** An integer, also from a numeric string (form posts and PHP clients send "1"). */
+function toInteger(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isInteger(value)) return value
+  if (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value)) return Number(value)
+  return undefined
+}
+
+export function checkStatus(
+  value: unknown,
+  path: string,
+  allowed: readonly number[],
+  bag: FieldErrorBag,
+): number | undefined {
+  if (value === undefined || value === null) return undefined
+  const status = toInteger(value)
+  if (status === undefined || !allowed.includes(status)) {
+    bag.add(path, `The selected ${label(path)} is invalid.`)
+    return undefined
+  }
+  return status
+}
+
+/** Tags trimmed, empty ones dropped, repeats removed (first position kept); each ≤ 50, ≤ 2000 in total. */
+export function checkTags(value: unknown, path: string, bag: FieldErrorBag): string[] | undefined {
+  if (value === undefined || value === null) return undefined
+  if (!Array.isArray(value)) {
+    bag.add(path, `The ${label(path)} must be an array.`)
+    return undefined
+  }
+  if (value.some((t) => typeof t !== 'string')) {
+    bag.add(path, `Each of the ${label(path)} must be a string.`)
+    return undefined
+  }
+  const tags = [...new Set((value as string[]).map((t) => t.trim()).filter((t) => t !== ''))]
+  let ok = true
+  if (tags.some((t) => t.length > TAG_MAX_CHARS)) {
+    bag.add(path, `Each of the ${label(path)} must not be greater than ${TAG_MAX_CHARS} characters.`)
+    ok = false
+  }
+  if (tags.reduce((n, t) => n + t.length, 0) > TAGS_MAX_TOTAL_CHARS) {
+    bag.add(path, `The ${label(path)} must not be greater than ${TAGS_MAX_TOTAL_CHARS} characters in total.`)
+    ok = false
+  }
+  return ok ? tags : undefined
+}
+
+function isCustomFieldValue(v: unknown): boolean {
+  if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) return true
+  if (!isPlainObject(v) || !('value' in v)) return false
+  return v.type === undefined || (typeof v.type === 'string' && CUSTOM_FIELD_TYPES.has(v.type))
+}
+
+/**
+ * An object of custom fields with keys trimmed and lower-cased. Two keys equal after that are rejected (one
+ * would silently overwrite the other); the size is the JSON of the normalised object. An empty JSON array is
+ * taken as an empty object: PHP clients encode an empty associative array as `[]`.
+ */
+export function checkCustomFields(
+  value: unknown,
+  path: string,
+  bag: FieldErrorBag,
+): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined
+  if (Array.isArray(value) && value.length === 0) return {}
+  if (!isPlainObject(value)) {
+    bag.add(path, `The ${label(path)} must be an object.`)
+    return undefined
+  }
+  const out: Record<string, unknown> = {}
+  const errors: string[] = []
+  for (const [rawKey, v] of Object.entries(value)) {
+    const key = rawKey.trim().toLowerCase()
+    if (key === '') errors.push(`The ${label(path)} keys must not be empty.`)
+    else if (Object.hasOwn(out, key))
+      errors.push(`The ${label(path)} contain the key "${key}" more than once (keys ignore case).`)
+    else if (!isCustomFieldValue(v))
+      errors.push(`The ${label(path)} value of "${key}" must be a scalar or an object with value and type.`)
+    else out[key] = v
+  }
+  if (errors.length === 0 && JSON.stringify(out).length > CUSTOM_FIELDS_MAX_CHARS)
+    errors.push(`The ${label(path)} must not be greater than ${CUSTOM_FIELDS_MAX_CHARS} characters.`)
+  for (const e of errors) bag.add(path, e)
+  return errors.length === 0 ? out : undefined
+}
+
+/** Groups: `{group key: [strings]}`. */
+function checkGroups(value: unknown, path: string, bag: FieldErrorBag): Record<string, string[]> | undefined {
+  if (value === undefined || value === null) return undefined
+  const valid =
+    isPlainObject(value) &&
+    Object.values(value).every((g) => Array.isArray(g) && g.every((s) => typeof s === 'string'))
+  if (!valid) {
+    bag.add(path, `The ${label(path)} must map each group to an array of strings.`)
+    return undefined
+  }
+  return value as Record<string, string[]>
+}
+
+function checkRating(value: unknown, path: string, bag: FieldErrorBag): number | undefined {
+  if (value === undefined || value === null) return undefined
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
+  if (typeof n !== 'number' || !Number.isFinite(n)) {
+    bag.add(path, `The ${label(path)} must be a number.`)
+    return undefined
+  }
+  return n
+}
+
+/**
+ * One `subscriber_data` object at `path` (e.g. `subscriber_data` or `subscriber_data.3`). Every problem goes
+ * into `bag` under `<path>.<field>`; an entry with any problem comes back undefined.
+ */
+export function parseEntry(
+  raw: unknown,
+  path: string,
+  rules: EntryRules & { emailRequired: true },
+  bag: FieldErrorBag,
+): (ParsedEntry & { email: string }) | undefined
+export function parseEntry(
+  raw: unknown,
+  path: string,
+  rules: EntryRules,
+  bag: FieldErrorBag,
+): ParsedEntry | undefined
+export function parseEntry(
+  raw: unknown,
+  path: string,
+  rules: EntryRules,
+  bag: FieldErrorBag,
+): ParsedEntry | undefined {
+  if (!isPlainObject(raw)) {
+    bag.add(path, `The ${label(path)} must be an object.`)
+    return undefined
+  }
+  const own = new FieldErrorBag()
+  const at = (field: string) => `${path}.${field}`
+  const fields: ContactFields = {}
+  for (const [field, max] of Object.entries(TEXT_FIELDS) as [TextField, number][]) {
+    const v = checkText(raw[field], at(field), max, own)
+    if (v !== undefined) fields[field] = field === 'country' ? v.toUpperCase() : v
+  }
+  const rating = checkRating(raw.rating, at('rating'), own)
+  if (rating !== undefined) fields.rating = rating
+  const tags = checkTags(raw.tags, at('tags'), own)
+  if (tags !== undefined) fields.tags = tags
+  const groups = checkGroups(raw.groups, at('groups'), own)
+  if (groups !== undefined) fields.groups = groups
+  const customFields = checkCustomFields(raw.custom_fields, at('custom_fields'), own)
+  if (customFields !== undefined) fields.customFields = customFields
+  const entry: ParsedEntry = {
+    email: checkEmail(raw.email, at('email'), own, rules.emailRequired),
+    fields,
+    status: checkStatus(raw.status, at('status'), rules.statuses, own),
+    source: checkText(raw.source, at('source'), SOURCE_MAX_CHARS, own),
+  }
+  for (const [field, messages] of Object.entries(own.errors)) for (const m of messages) bag.add(field, m)
+  return own.empty ? entry : undefined
+}
+
+/** A boolean flag as Ajv's coercion reads one: true/false, "true"/"false", 1/0, "1"/"0"; null is false. */
+export function checkFlag(value: unknown, path: string, fallback: boolean, bag: FieldErrorBag): boolean {
+  if (value === undefined) return fallback
+  if (value === null) return false
+  if (typeof value === 'boolean') return value
+  if (value === 1 || value === '1' || value === 'true') return true
+  if (value === 0 || value === '0' || value === 'false') return false
+  bag.add(path, `The ${label(path)} field must be true or false.`)
+  return fallback
+}
+
+/**
+ * The first `limit` entries of a bulk `subscriber_data` with the index each error path names (the rest are
+ * silently ignored, api.md Limits), or undefined with an error when it is missing or not a list. An object
+ * is read as a list keyed by its own keys: PHP encodes a filtered array (keys with gaps) that way.
+ */
+export function bulkItems(
+  value: unknown,
+  limit: number,
+  bag: FieldErrorBag,
+): { key: string; raw: unknown }[] | undefined {
+  if (value === undefined || value === null) {
+    bag.add('subscriber_data', 'The subscriber_data field is required.')
+    return undefined
+  }
+  if (Array.isArray(value)) return value.slice(0, limit).map((raw, i) => ({ key: String(i), raw }))
+  if (isPlainObject(value))
+    return Object.entries(value)
+      .slice(0, limit)
+      .map(([key, raw]) => ({ key, raw }))
+  bag.add('subscriber_data', 'The subscriber_data must be an array.')
+  return undefined
+}
+
+/** Entries keyed by address, the last of repeated addresses winning; validated entries only. */
+export function lastPerEmail<T extends { email: string }>(entries: T[]): T[] {
+  const byEmail = new Map<string, T>()
+  for (const e of entries) {
+    byEmail.delete(e.email)
+    byEmail.set(e.email, e)
+  }
+  return [...byEmail.values()]
+}
+
+/** The parsed value once the bag is empty; otherwise throws every collected error (422, or 400 for bulk update). */
+export function validOrThrow<T>(bag: FieldErrorBag, value: T | undefined, status = 422): T {
+  bag.throwIfAny(status)
+  // A parser returns undefined only after recording why, so this is a programming error, not bad input.
+  if (value === undefined) throw new Error('validation produced neither a value nor an error')
+  return value
+}

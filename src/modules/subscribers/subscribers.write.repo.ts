@@ -1,0 +1,182 @@
+import { and, eq, ne, sql } from 'drizzle-orm'
+import type { Executor } from '../../core/db/client.js'
+import type { ContactFields } from './subscriber-fields.validation.js'
+import type { ContactRow, MembershipRow } from './subscribers.schemas.js'
+import { contacts, memberships } from './subscribers.table.js'
+
+/** Single-subscriber writes: subscribe, update-subscriber, unsubscribe. Set-based ones: subscribe-bulk.repo.ts, bulk-update.repo.ts */
+
+type ContactInsert = typeof contacts.$inferInsert
+
+export interface Member {
+  contact: ContactRow
+  membership: MembershipRow
+}
+
+/** Contact columns of the given fields (absent ones stay out, so they keep their stored or default value). */
+function contactColumns(fields: ContactFields): Partial<ContactInsert> {
+  const { customFields, ...plain } = fields
+  return { ...plain, ...(customFields !== undefined ? { customFields } : {}) }
+}
+
+/**
+ * Tags given are added to the stored ones, first occurrences kept in order. The tags travel as JSON so the
+ * array is one parameter on every driver.
+ */
+const mergedTags = (tags: string[]) =>
+  sql`ARRAY(SELECT t FROM unnest(${contacts.tags} || ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(tags)}::jsonb)))
+              WITH ORDINALITY AS u(t, o) GROUP BY t ORDER BY min(o))`
+
+/**
+ * Creates the contact, or (on its address) takes the existing one and, when `updateExisting`, writes the
+ * fields given: tags are added, custom fields and groups merged key by key, other fields overwritten.
+ * ON CONFLICT makes two simultaneous subscribes of one new address meet on one row instead of failing, and
+ * it row-locks the contact until commit, so concurrent subscribes of one person run one after the other.
+ */
+export async function upsertContact(
+  ex: Executor,
+  accountId: number,
+  email: string,
+  fields: ContactFields,
+  updateExisting: boolean,
+  now: Date,
+): Promise<ContactRow> {
+  const set: Record<string, unknown> = { updatedAt: sql`${contacts.updatedAt}` }
+  if (updateExisting) {
+    const { tags, customFields, groups, ...plain } = fields
+    Object.assign(set, plain, { updatedAt: now })
+    if (tags !== undefined) set.tags = mergedTags(tags)
+    if (customFields !== undefined)
+      set.customFields = sql`${contacts.customFields} || ${JSON.stringify(customFields)}::jsonb`
+    if (groups !== undefined) set.groups = sql`${contacts.groups} || ${JSON.stringify(groups)}::jsonb`
+  }
+  const [row] = await ex
+    .insert(contacts)
+    .values({ ...contactColumns(fields), accountId, email, insertedAt: now, updatedAt: now })
+    .onConflictDoUpdate({ target: [contacts.accountId, contacts.email], set })
+    .returning()
+  return row!
+}
+
+export async function lockMembership(
+  ex: Executor,
+  listId: number,
+  contactId: number,
+): Promise<MembershipRow | undefined> {
+  const [row] = await ex
+    .select()
+    .from(memberships)
+    .where(and(eq(memberships.listId, listId), eq(memberships.contactId, contactId)))
+    .for('update')
+  return row
+}
+
+export interface MembershipValues {
+  accountId: number
+  listId: number
+  contactId: number
+  status: number
+  source: string
+  now: Date
+}
+
+/** A new membership; on a race with another writer of the same pair, this request's outcome wins. */
+export async function insertMembership(ex: Executor, v: MembershipValues): Promise<MembershipRow> {
+  const values = {
+    accountId: v.accountId,
+    listId: v.listId,
+    contactId: v.contactId,
+    status: v.status,
+    source: v.source,
+    subscribedAt: v.now,
+    unsubscribedAt: v.status === 2 ? v.now : null,
+    updatedAt: v.now,
+  }
+  const [row] = await ex
+    .insert(memberships)
+    .values(values)
+    .onConflictDoUpdate({
+      target: [memberships.listId, memberships.contactId],
+      set: { status: values.status, unsubscribedAt: values.unsubscribedAt, updatedAt: v.now },
+    })
+    .returning()
+  return row!
+}
+
+export async function updateMembership(
+  ex: Executor,
+  id: number,
+  set: Partial<Pick<MembershipRow, 'status' | 'subscribedAt' | 'unsubscribedAt'>>,
+  now: Date,
+): Promise<MembershipRow> {
+  const [row] = await ex
+    .update(memberships)
+    .set({ ...set, updatedAt: now })
+    .where(eq(memberships.id, id))
+    .returning()
+  return row!
+}
+
+export async function clearSuppression(ex: Executor, contactId: number, now: Date): Promise<ContactRow> {
+  const [row] = await ex
+    .update(contacts)
+    .set({ suppressed: null, updatedAt: now })
+    .where(eq(contacts.id, contactId))
+    .returning()
+  return row!
+}
+
+/** The person with this address in this list of the account, row-locked when `lock` (a write follows). */
+export async function findMember(
+  ex: Executor,
+  accountId: number,
+  listId: number,
+  email: string,
+  lock = false,
+): Promise<Member | undefined> {
+  const q = ex
+    .select({ contact: contacts, membership: memberships })
+    .from(memberships)
+    .innerJoin(contacts, eq(contacts.id, memberships.contactId))
+    .where(and(eq(contacts.accountId, accountId), eq(contacts.email, email), eq(memberships.listId, listId)))
+  const [row] = lock ? await q.for('update') : await q
+  return row
+}
+
+export async function emailTaken(
+  ex: Executor,
+  accountId: number,
+  email: string,
+  exceptContactId: number,
+): Promise<boolean> {
+  const rows = await ex
+    .select({ id: contacts.id })
+    .from(contacts)
+    .where(
+      and(eq(contacts.accountId, accountId), eq(contacts.email, email), ne(contacts.id, exceptContactId)),
+    )
+  return rows.length > 0
+}
+
+/** Moves the person to another address (unique per account: a concurrent taker makes this throw 23505). */
+export async function changeEmail(ex: Executor, contactId: number, email: string, now: Date): Promise<void> {
+  await ex.update(contacts).set({ email, updatedAt: now }).where(eq(contacts.id, contactId))
+}
+
+/**
+ * Sets the membership to unsubscribed. Idempotent: a membership already at 2 keeps its unsubscribed_at.
+ * Side effect: the membership row is written.
+ */
+export async function unsubscribeMembership(ex: Executor, id: number, now: Date): Promise<MembershipRow> {
+  const [row] = await ex
+    .update(memberships)
+    .set({
+      status: 2,
+      unsubscribedAt: sql`CASE WHEN ${memberships.status} = 2 THEN coalesce(${memberships.unsubscribedAt}, ${now.toISOString()}::timestamptz)
+                               ELSE ${now.toISOString()}::timestamptz END`,
+      updatedAt: now,
+    })
+    .where(eq(memberships.id, id))
+    .returning()
+  return row!
+}

@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox'
+import type { AppContext } from '../../core/context.js'
+import type { ApiApp } from '../../core/http/app-types.js'
+import { commonErrors, Deleted, IdParams } from '../../core/http/schemas.js'
+import { CreateTemplateBody, TemplateObject, UpdateTemplateBody } from './templates.schemas.js'
+import { createTemplateService } from './templates.service.js'
+
+const tags = ['Templates']
+
+export function templateRoutes(app: ApiApp, ctx: AppContext): void {
+  const templates = createTemplateService(ctx)
+  const create = {
+    schema: {
+      tags,
+      summary: 'Create a template',
+      body: CreateTemplateBody,
+      response: { 200: TemplateObject, ...commonErrors },
+    },
+  }
+  // `POST /template` is the alias one Ecomail client calls (contract §1).
+  for (const path of ['/templates', '/template']) {
+    app.post(path, create, async (req) => templates.create(req.account.id, req.body))
+  }
+  app.get(
+    '/templates',
+    {
+      schema: {
+        tags,
+        summary: 'All templates',
+        response: { 200: Type.Array(TemplateObject), ...commonErrors },
+      },
+    },
+    async (req) => templates.all(req.account.id),
+  )
+  app.get(
+    '/templates/:id',
+    {
+      schema: {
+        tags,
+        summary: 'A template',
+        params: IdParams,
+        response: { 200: TemplateObject, ...commonErrors },
+      },
+    },
+    async (req) => templates.one(req.account.id, req.params.id),
+  )
+  app.put(
+    '/templates/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a template',
+        params: IdParams,
+        body: UpdateTemplateBody,
+        response: { 200: TemplateObject, ...commonErrors },
+      },
+    },
+    async (req) => templates.update(req.account.id, req.params.id, req.body),
+  )
+  app.delete(
+    '/templates/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a template',
+        params: IdParams,
+        response: { 200: Deleted, ...commonErrors },
+      },
+    },
+    async (req) => templates.remove(req.account.id, req.params.id),
+  )
+}

@@ -1,0 +1,167 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyReply } from 'fastify'
+import type { AppContext } from '../../core/context.js'
+import type { ApiApp } from '../../core/http/app-types.js'
+import { MessageError } from '../../core/http/schemas.js'
+import { TRANSPARENT_GIF, UNSUBSCRIBED_PAGE_HTML, unsubscribeFormPage } from './tracking.pages.js'
+import { createTrackingService } from './tracking.service.js'
+import type { MessageSources } from './tracking.sources.js'
+
+const tags = ['Pages']
+// No length or pattern on the token: a malformed one must answer the same 404 as a forged one, never a 422.
+const params = Type.Object({ token: Type.String() })
+const html = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: Type.String() } },
+})
+/** A one-click body is a few dozen bytes; nothing larger is read. */
+const FORM_BODY_LIMIT = 16 * 1024
+const ONE_CLICK_BODY = Type.Object(
+  { 'List-Unsubscribe': Type.Optional(Type.String({ maxLength: 100 })) },
+  { description: 'RFC 8058: `List-Unsubscribe=One-Click`, or empty; the token alone decides' },
+)
+// The mail's own HTML runs on our origin: a sandbox (no scripts, forms or same-origin access) keeps a hostile
+// message from acting there, while its links, images and styles still work.
+const WEB_VERSION_CSP =
+  "sandbox allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation; default-src 'none'; img-src * data:; style-src * 'unsafe-inline'; font-src * data:"
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+
+/** Tokens sit in these URLs: keep them out of caches and out of the Referer of whatever comes next. */
+function noStore(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-content-type-options', 'nosniff')
+}
+
+/** Node refuses header values outside Latin-1; links in mail may hold raw UTF-8 or spaces. */
+function locationHeader(url: string): string {
+  return url.replace(/[^\x21-\x7e]+/g, (s) => {
+    try {
+      return encodeURI(s)
+    } catch {
+      return '' // a lone surrogate cannot be encoded, nor be part of a working URL
+    }
+  })
+}
+
+/** Open pixel, click redirect, unsubscribe page and one-click, web version: no key, the token decides. */
+export function trackingRoutes(app: ApiApp, ctx: AppContext, sources: MessageSources): void {
+  const tracking = createTrackingService(ctx, sources)
+
+  // RFC 8058 allows either form encoding. These parsers live in this plugin's scope only; the API stays JSON.
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+  )
+  // Its fields would change nothing, so they are read past, not parsed.
+  app.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (_req, _body, done) => done(null, {}),
+  )
+
+  app.get(
+    '/t/o/:token',
+    {
+      schema: {
+        tags,
+        summary: 'Open-tracking pixel',
+        security: [],
+        params,
+        response: {
+          200: { description: '1×1 transparent GIF', content: { 'image/gif': { schema: Type.String() } } },
+          404: MessageError,
+        },
+      },
+    },
+    async (req, reply) => {
+      await tracking.open(req.params.token)
+      return noStore(reply).type('image/gif').send(TRANSPARENT_GIF)
+    },
+  )
+
+  app.get(
+    '/t/c/:token',
+    {
+      schema: {
+        tags,
+        summary:
+          'Click tracking: redirects to the link stored for the message (query parameters are ignored)',
+        security: [],
+        params,
+        response: { 302: { description: 'Redirect to the stored link', type: 'null' }, 404: MessageError },
+      },
+    },
+    async (req, reply) =>
+      noStore(reply).redirect(locationHeader(await tracking.click(req.params.token)), 302),
+  )
+
+  app.get(
+    '/u/:token',
+    {
+      schema: {
+        tags,
+        summary: 'Unsubscribe page: names the address, unsubscribes only through its button',
+        security: [],
+        params,
+        response: { 200: html('Page with a one-click form'), 404: MessageError },
+      },
+    },
+    async (req, reply) => {
+      const { email } = await tracking.unsubscribeTarget(req.params.token)
+      return noStore(reply)
+        .header('content-security-policy', PAGE_CSP)
+        .type('text/html; charset=utf-8')
+        .send(unsubscribeFormPage(email))
+    },
+  )
+
+  app.post(
+    '/u/:token',
+    {
+      bodyLimit: FORM_BODY_LIMIT,
+      schema: {
+        tags,
+        summary: 'One-click unsubscribe (RFC 8058); idempotent, never redirects',
+        security: [],
+        consumes: ['application/x-www-form-urlencoded', 'multipart/form-data'],
+        params,
+        body: ONE_CLICK_BODY,
+        response: { 200: html('Confirmation page'), 404: MessageError },
+      },
+      // A POST without any body is a valid one-click too: give the validator the empty form it stands for.
+      preValidation: async (req) => {
+        req.body ??= {}
+      },
+    },
+    async (req, reply) => {
+      await tracking.unsubscribe(req.params.token)
+      return noStore(reply)
+        .header('content-security-policy', PAGE_CSP)
+        .type('text/html; charset=utf-8')
+        .send(UNSUBSCRIBED_PAGE_HTML)
+    },
+  )
+
+  app.get(
+    '/w/:token',
+    {
+      schema: {
+        tags,
+        summary: 'Web version of a message',
+        security: [],
+        params,
+        response: { 200: html('The message as HTML'), 404: MessageError },
+      },
+    },
+    async (req, reply) => {
+      const page = await tracking.webVersion(req.params.token)
+      return noStore(reply)
+        .header('content-security-policy', WEB_VERSION_CSP)
+        .type('text/html; charset=utf-8')
+        .send(page)
+    },
+  )
+}

@@ -1,0 +1,61 @@
+import type { AppContext } from '../../core/context.js'
+import type { ApiApp } from '../../core/http/app-types.js'
+import { commonErrors, ErrorString } from '../../core/http/schemas.js'
+import {
+  NULLABLE_COLLECTIONS,
+  SendMessageBody,
+  SendResults,
+  SendTemplateBody,
+} from './transactional.schemas.js'
+import { createTransactionalService } from './transactional.service.js'
+import { MAX_MESSAGE_BYTES } from './transactional.validate.js'
+
+const tags = ['Transactional emails']
+const responses = { 200: SendResults, 403: ErrorString, ...commonErrors }
+/**
+ * A message may carry up to 4 MB of attachments, which base64 and JSON make about 5.6 MB on the wire; the
+ * 422 for an oversized message must come from the size rule, not a 413, even where BODY_LIMIT_BYTES is lower.
+ */
+const MIN_BODY_LIMIT = 2 * MAX_MESSAGE_BYTES
+
+/** A null optional collection counts as absent (see NULLABLE_COLLECTIONS). */
+async function dropNullCollections(req: { body: unknown }): Promise<void> {
+  const message = (req.body as { message?: unknown } | null | undefined)?.message
+  if (message === null || typeof message !== 'object') return
+  const fields = message as Record<string, unknown>
+  for (const k of NULLABLE_COLLECTIONS) if (fields[k] === null) delete fields[k]
+}
+
+export function transactionalRoutes(app: ApiApp, ctx: AppContext): void {
+  const service = createTransactionalService(ctx)
+  const bodyLimit = Math.max(ctx.config.bodyLimitBytes, MIN_BODY_LIMIT)
+
+  app.post(
+    '/transactional/send-message',
+    {
+      bodyLimit,
+      preValidation: dropNullCollections,
+      schema: {
+        tags,
+        summary: 'Send a transactional email with custom content',
+        body: SendMessageBody,
+        response: responses,
+      },
+    },
+    async (req) => service.sendMessage(req.account, req.body.message),
+  )
+  app.post(
+    '/transactional/send-template',
+    {
+      bodyLimit,
+      preValidation: dropNullCollections,
+      schema: {
+        tags,
+        summary: 'Send a transactional email from a template',
+        body: SendTemplateBody,
+        response: responses,
+      },
+    },
+    async (req) => service.sendTemplate(req.account, req.body.message),
+  )
+}

@@ -1,0 +1,78 @@
+import type { AppContext } from '../../core/context.js'
+import { bounceHostFor, findDomainForAddress, type DomainType } from '../domains/index.js'
+import {
+  composeMessage,
+  deliver,
+  queuedOfBatch,
+  recordSoftFailure,
+  type MessageRow,
+} from '../messages/index.js'
+import { trackingLinks } from '../tracking/index.js'
+import { findBatch, storeRendered } from './transactional.repo.js'
+import { compileBatch, renderFor, type CompiledBatch } from './transactional.render.js'
+
+/** Contract §2: a verified transactional domain, or else a verified sending domain, signs transactional mail. */
+export const SENDER_DOMAIN_TYPES: readonly DomainType[] = ['transactional', 'sending']
+/** Messages of one batch in flight at once: enough to keep a few pooled SMTP connections busy. */
+const CONCURRENCY = 4
+
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'mailer' | 'config' | 'linkSecret'>
+
+export interface BatchResult {
+  accepted: number
+  refused: number
+  deferred: number
+}
+
+async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]!)
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
+}
+
+async function prepare(ctx: Ctx, batchId: number): Promise<CompiledBatch | undefined> {
+  const batch = await findBatch(ctx.db, batchId)
+  if (!batch) return undefined
+  const domain = await findDomainForAddress(ctx.db, batch.accountId, batch.fromEmail, SENDER_DOMAIN_TYPES)
+  const name = domain?.name ?? batch.fromEmail.slice(batch.fromEmail.lastIndexOf('@') + 1)
+  return compileBatch(batch, {
+    bounceDomain: bounceHostFor(name),
+    // The intake checked the domain; if it lost its verification since, an unpublished key would only make
+    // the signature fail, so the message goes unsigned.
+    dkim:
+      domain?.valid === true
+        ? { domainName: domain.name, keySelector: domain.dkimSelector, privateKey: domain.dkimPrivateKey }
+        : undefined,
+    webVersion: trackingLinks(ctx).webVersion,
+  })
+}
+
+/**
+ * Renders and sends every still-queued message of a batch. Messages the relay accepted or refused leave
+ * status 0, so a retried job never sends them again. When the relay defers some (4xx, no connection), the
+ * job throws so pg-boss retries it; on the last try those become soft bounces instead.
+ */
+export async function sendBatch(ctx: Ctx, batchId: number, lastTry: boolean): Promise<BatchResult> {
+  const result: BatchResult = { accepted: 0, refused: 0, deferred: 0 }
+  const compiled = await prepare(ctx, batchId)
+  if (!compiled) return result
+  const queued = await queuedOfBatch(ctx.db, batchId)
+  const deferred: { message: MessageRow; error: string }[] = []
+  await forEachLimited(queued, CONCURRENCY, async (message) => {
+    const { mail, links } = composeMessage(ctx, renderFor(compiled, message))
+    await storeRendered(ctx.db, message.id, { subject: mail.subject, html: mail.html ?? null, links })
+    const sent = await deliver(ctx, message, mail)
+    if (sent.outcome === 'accepted') result.accepted++
+    else if (sent.outcome === 'hard_bounce') result.refused++
+    else deferred.push({ message, error: sent.error ?? 'delivery deferred' })
+  })
+  result.deferred = deferred.length
+  if (deferred.length === 0) return result
+  if (!lastTry) {
+    throw new Error(`transactional batch ${batchId}: ${deferred.length} deferred (${deferred[0]!.error})`)
+  }
+  for (const d of deferred) await recordSoftFailure(ctx, d.message, d.error)
+  return result
+}

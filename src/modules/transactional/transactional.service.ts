@@ -1,0 +1,118 @@
+import type { AppContext } from '../../core/context.js'
+import type { AuthAccount } from '../../core/http/auth.js'
+import { fieldError, planRestricted } from '../../core/http/errors.js'
+import { inlineCss } from '../../core/mail/inline-css.js'
+import { findDomainForAddress } from '../domains/index.js'
+import { insertMessages, type NewMessage } from '../messages/index.js'
+import { suppressedAddresses } from '../subscribers/index.js'
+import { requireTemplate } from '../templates/index.js'
+import { queueBatch } from './transactional.jobs.js'
+import { SENDER_DOMAIN_TYPES } from './transactional.sender.js'
+import { insertBatch } from './transactional.repo.js'
+import type { MessageInput, SendResultsT, SendTemplateInput } from './transactional.schemas.js'
+import { prepareMessage, type PreparedMessage } from './transactional.validate.js'
+
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'jobs'>
+
+const INSERT_SLICE = 1000
+
+function requirePlan(account: AuthAccount): void {
+  // Contract §2: transactional mail is for the paid and marketer plans.
+  if (account.plan === 'free')
+    throw planRestricted('Transactional emails are not available on the free plan.')
+}
+
+/** cc and bcc of the accepted recipients only, without suppressed addresses (they would bounce or complain). */
+function liveCopies(p: PreparedMessage, accepted: Set<string>, suppressed: Set<string>) {
+  const out: PreparedMessage['copies'] = {}
+  for (const [to, c] of Object.entries(p.copies)) {
+    if (!accepted.has(to)) continue
+    out[to] = { cc: c.cc.filter((a) => !suppressed.has(a)), bcc: c.bcc.filter((a) => !suppressed.has(a)) }
+  }
+  return out
+}
+
+/**
+ * The intake of a transactional call: validate, then one transaction that writes the batch, one `messages` row
+ * per accepted recipient and one send job. Rendering and SMTP happen in the worker, so the API answers fast.
+ * Rejected recipients (invalid or suppressed addresses) are counted and get no row at all: nothing is queued
+ * for them, and the email log has nothing to show since nothing was sent.
+ */
+export function createTransactionalService(ctx: Ctx) {
+  async function send(account: AuthAccount, input: MessageInput, templateId: number | null) {
+    const p = prepareMessage(input)
+    const copies = Object.values(p.copies).flatMap((c) => [...c.cc, ...c.bcc])
+    const [domain, suppressed] = await Promise.all([
+      findDomainForAddress(ctx.db, account.id, p.fromEmail, SENDER_DOMAIN_TYPES),
+      suppressedAddresses(ctx.db, account.id, [...p.recipients.map((r) => r.email), ...copies]),
+    ])
+    if (!domain || !domain.valid || domain.blocked) {
+      throw fieldError('message.from_email', 'The from_email must be an address of a verified domain.')
+    }
+    const accepted = p.recipients.filter((r) => !suppressed.has(r.email))
+    // Inlined once per call rather than per recipient, and before the transaction holds a connection.
+    const html = p.html === undefined ? null : inlineCss(p.html)
+    const now = ctx.clock.now()
+    const batchId = await ctx.db.transaction(async (tx) => {
+      const id = await insertBatch(
+        tx,
+        {
+          accountId: account.id,
+          templateId,
+          fromName: p.fromName,
+          fromEmail: p.fromEmail,
+          replyTo: p.replyTo ?? null,
+          subject: p.subject,
+          html,
+          text: p.text ?? null,
+          globalVars: p.globalVars,
+          copies: liveCopies(p, new Set(accepted.map((r) => r.email)), suppressed),
+          attachments: p.attachments,
+          trackOpens: p.trackOpens,
+          trackClicks: p.trackClicks,
+        },
+        now,
+      )
+      const rows: NewMessage[] = accepted.map((r) => ({
+        accountId: account.id,
+        kind: 'transactional',
+        batchId: id,
+        email: r.email,
+        recipientName: r.name,
+        vars: p.varsByRecipient.get(r.email) ?? null,
+        subject: p.subject,
+        status: 0,
+        trackOpens: p.trackOpens,
+        trackClicks: p.trackClicks,
+        createdAt: now,
+      }))
+      // In slices: one INSERT of thousands of rows would pass PostgreSQL's 65,535 bind parameters.
+      for (let i = 0; i < rows.length; i += INSERT_SLICE)
+        await insertMessages(tx, rows.slice(i, i + INSERT_SLICE))
+      if (rows.length) await queueBatch(ctx, tx, id)
+      return id
+    })
+    const results: SendResultsT['results'] = {
+      total_rejected_recipients: p.invalid + (p.recipients.length - accepted.length),
+      total_accepted_recipients: accepted.length,
+      id: batchId,
+    }
+    return { results }
+  }
+
+  return {
+    async sendMessage(account: AuthAccount, input: MessageInput) {
+      requirePlan(account)
+      return send(account, input, null)
+    },
+    async sendTemplate(account: AuthAccount, input: SendTemplateInput) {
+      requirePlan(account)
+      const template = await requireTemplate(ctx, account.id, input.template_id)
+      const { template_id: _templateId, ...rest } = input
+      const subject = input.subject || template.subject
+      return send(account, { ...rest, subject, html: template.html }, template.id)
+    },
+  }
+}
+
+export type TransactionalService = ReturnType<typeof createTransactionalService>

@@ -1,0 +1,253 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { and, eq } from 'drizzle-orm'
+import { dkimVerify } from 'mailauth'
+import type { AddressObject } from 'mailparser'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { startSmtpSink, type SinkMessage, type SmtpSink } from '../../../test/helpers/smtp-sink.js'
+import { events } from '../events/index.js'
+import { contacts } from '../subscribers/index.js'
+import { sendBatch } from './transactional.sender.js'
+import {
+  addDomain,
+  addSuppressed,
+  jobState,
+  messagesOfBatch,
+  type TestDomain,
+} from './transactional.test-helpers.js'
+
+async function mailTo(sink: SmtpSink, address: string, timeoutMs = 15_000): Promise<SinkMessage> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const found = sink.messages.find((m) => m.envelopeTo[0] === address)
+    if (found) return found
+    if (Date.now() > deadline) throw new Error(`no mail to ${address}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+const addresses = (a: AddressObject | AddressObject[] | undefined) =>
+  (Array.isArray(a) ? a : a ? [a] : []).flatMap((x) => x.value.map((v) => v.address))
+
+/** DKIM verification against the key of the test domain; no network: the resolver knows one record. */
+async function dkimResult(raw: string, d: TestDomain) {
+  const host = `${d.selector}._domainkey.${d.name}`
+  const resolver = async (name: string, type: string) => {
+    if (name === host && type === 'TXT') return [[`v=DKIM1; k=rsa; p=${d.publicKey}`]]
+    throw Object.assign(new Error(`no ${type} for ${name}`), { code: 'ENOTFOUND' })
+  }
+  const { results } = await dkimVerify(raw, { resolver })
+  return results
+}
+
+// At file level, so it closes after the app (the app's pooled connections would hold it open otherwise).
+const sink = await startSmtpSink({
+  rcptCode: (a) => (a.startsWith('refused') ? 550 : a.startsWith('later') ? 451 : undefined),
+})
+
+describe('transactional mail over SMTP', async () => {
+  const t = await startTestApp({ config: { smtpUrl: sink.url } })
+  const paid = await t.createAccount('paid')
+  const domain = await addDomain(t, paid.id, 'shop.example')
+  await addSuppressed(t, paid.id, 'gone@example.cz')
+  const send = (message: Record<string, unknown>, path = '/transactional/send-message') =>
+    t.req('POST', path, { key: paid.key, body: { message } })
+  const pdf = randomBytes(3000)
+
+  it('sends one personalised, tracked, DKIM-signed message per recipient, with copies and attachment', async () => {
+    const res = await send({
+      subject: 'Order for *|first|*',
+      from_name: 'Shop',
+      from_email: 'orders@shop.example',
+      reply_to: 'help@shop.example',
+      html:
+        '<html><head><style>p { color: red }</style></head><body><p>Hi *|FIRST|* from *|shop|*, ' +
+        'code {*|code|*}, to *|email|*.</p><a href="https://shop.example/order?id=1&amp;x=2">Order</a></body></html>',
+      text: 'Hi *|first|* from *|shop|*, code {*|code|*}',
+      to: [
+        { email: 'jana@example.cz', name: 'Jana Nováková', cc: 'boss@example.cz' },
+        { email: 'Jana@example.cz', cc: 'office@example.cz', bcc: 'archive@example.cz' },
+        { email: 'petr@example.cz', name: 'Petr' },
+        { email: 'not-an-address' },
+        { email: 'gone@example.cz' },
+      ],
+      global_merge_vars: [
+        { name: 'shop', content: 'Obchod <b>' },
+        { name: 'first', content: 'friend' },
+      ],
+      merge_vars: [
+        {
+          rcpt: 'jana@example.cz',
+          vars: [
+            { name: 'First', content: 'Jana & co' },
+            { name: 'code', content: '<i>A1</i>' },
+          ],
+        },
+      ],
+      attachments: [{ type: 'application/pdf', name: 'invoice.pdf', content: pdf.toString('base64') }],
+    })
+    assert.equal(res.status, 200, JSON.stringify(res.body))
+    const { results } = res.body
+    assert.equal(results.total_accepted_recipients, 2)
+    assert.equal(results.total_rejected_recipients, 2)
+
+    const jana = await mailTo(sink, 'jana@example.cz')
+    assert.deepEqual(jana.envelopeTo, [
+      'jana@example.cz',
+      'boss@example.cz',
+      'office@example.cz',
+      'archive@example.cz',
+    ])
+    const p = jana.parsed
+    assert.deepEqual(addresses(p.to), ['jana@example.cz'])
+    assert.deepEqual(addresses(p.cc), ['boss@example.cz', 'office@example.cz'])
+    assert.equal(p.bcc, undefined)
+    assert.doesNotMatch(jana.raw.split('\r\n\r\n')[0]!, /^bcc:/im)
+    assert.equal(p.from?.value[0]?.address, 'orders@shop.example')
+    assert.equal(p.replyTo?.value[0]?.address, 'help@shop.example')
+    assert.equal(p.subject, 'Order for Jana & co')
+    const html = String(p.html)
+    assert.ok(
+      html.includes('Hi Jana &amp; co from Obchod &lt;b&gt;, code <i>A1</i>, to jana@example.cz.'),
+      html,
+    )
+    assert.match(html, /<p style="color: ?red;?">/)
+    assert.match(html, /href="http:\/\/127\.0\.0\.1:3000\/t\/c\/[^"]+"/)
+    assert.ok(!html.includes('https://shop.example/order'))
+    assert.match(html, /<img src="http:\/\/127\.0\.0\.1:3000\/t\/o\/[^"]+\.gif"/)
+    assert.equal(p.text?.trim(), 'Hi Jana & co from Obchod <b>, code <i>A1</i>')
+    assert.match(jana.envelopeFrom, /^bounces\+[A-Za-z0-9_.-]+@bounces\.shop\.example$/)
+    assert.equal(p.attachments.length, 1)
+    assert.equal(p.attachments[0]?.filename, 'invoice.pdf')
+    assert.equal(p.attachments[0]?.contentType, 'application/pdf')
+    assert.ok(p.attachments[0]?.content.equals(pdf))
+
+    const dkim = await dkimResult(jana.raw, domain)
+    assert.equal(dkim.length, 1)
+    assert.equal(dkim[0]?.signingDomain, 'shop.example')
+    assert.equal(dkim[0]?.status.result, 'pass', dkim[0]?.info)
+    const tampered = await dkimResult(jana.raw.replace('Order for Jana', 'Order for Eve'), domain)
+    assert.notEqual(tampered[0]?.status.result, 'pass')
+
+    const petr = await mailTo(sink, 'petr@example.cz')
+    assert.deepEqual(petr.envelopeTo, ['petr@example.cz'])
+    assert.equal(petr.parsed.cc, undefined)
+    assert.equal(petr.parsed.subject, 'Order for friend')
+    assert.ok(
+      String(petr.parsed.html).includes('Hi friend from Obchod &lt;b&gt;, code , to petr@example.cz.'),
+    )
+    assert.equal((await dkimResult(petr.raw, domain))[0]?.status.result, 'pass')
+    assert.equal(
+      sink.messages.some((m) => m.envelopeTo.includes('gone@example.cz')),
+      false,
+    )
+
+    assert.equal(await jobState(t, results.id, ['completed']), 'completed')
+    const rows = await messagesOfBatch(t, results.id)
+    assert.deepEqual(
+      rows.map((r) => [r.email, r.status, r.subject]),
+      [
+        ['jana@example.cz', 1, 'Order for Jana & co'],
+        ['petr@example.cz', 1, 'Order for friend'],
+      ],
+    )
+    assert.deepEqual(rows[0]?.links, ['https://shop.example/order?id=1&x=2'])
+    assert.match(rows[0]?.html ?? '', /\/t\/c\//)
+    const sent = await t.ctx.db.select().from(events).where(eq(events.messageId, rows[0]!.id))
+    assert.deepEqual(
+      sent.map((e) => [e.event, e.campaignId, e.email]),
+      [['send', 0, 'jana@example.cz']],
+    )
+  })
+
+  it('honours the tracking options and sends templates', async () => {
+    const tpl = await t.req('POST', '/templates', {
+      key: paid.key,
+      body: {
+        name: 'T',
+        subject: 'Template for *|name|*',
+        html: '<p>*|name|*</p><a href="https://x.example/">x</a>',
+      },
+    })
+    const res = await send(
+      {
+        template_id: tpl.body.id,
+        from_name: 'Shop',
+        from_email: 'orders@shop.example',
+        to: [{ email: 'tpl@example.cz' }],
+        global_merge_vars: [{ name: 'name', content: 'Eva' }],
+        options: { click_tracking: false, open_tracking: false },
+      },
+      '/transactional/send-template',
+    )
+    assert.equal(res.status, 200, JSON.stringify(res.body))
+    const mail = await mailTo(sink, 'tpl@example.cz')
+    assert.equal(mail.parsed.subject, 'Template for Eva')
+    const html = String(mail.parsed.html)
+    assert.ok(html.includes('<p>Eva</p><a href="https://x.example/">x</a>'), html)
+    assert.ok(!html.includes('/t/o/'))
+  })
+
+  it('records a recipient the relay refuses with 550 as a hard bounce and suppresses it', async () => {
+    const res = await send({
+      subject: 'S',
+      from_name: 'Shop',
+      from_email: 'orders@shop.example',
+      text: 'hello',
+      to: [{ email: 'refused@example.cz' }],
+    })
+    const id: number = res.body.results.id
+    assert.equal(await jobState(t, id, ['completed', 'failed']), 'completed')
+    const [row] = await messagesOfBatch(t, id)
+    assert.equal(row?.status, 2)
+    assert.match(row?.error ?? '', /550/)
+    const logged = await t.ctx.db.select().from(events).where(eq(events.messageId, row!.id))
+    assert.deepEqual(
+      logged.map((e) => e.event),
+      ['hard_bounce'],
+    )
+    const [contact] = await t.ctx.db
+      .select()
+      .from(contacts)
+      .where(and(eq(contacts.accountId, paid.id), eq(contacts.email, 'refused@example.cz')))
+    assert.equal(contact?.suppressed, 'hard_bounce')
+    const again = await send({
+      subject: 'S',
+      from_name: 'Shop',
+      from_email: 'orders@shop.example',
+      text: 'hello',
+      to: [{ email: 'refused@example.cz' }],
+    })
+    assert.deepEqual(
+      [again.body.results.total_accepted_recipients, again.body.results.total_rejected_recipients],
+      [0, 1],
+    )
+  })
+
+  it('retries what the relay defers and makes it a soft bounce on the last try', async () => {
+    const res = await send({
+      subject: 'S',
+      from_name: 'Shop',
+      from_email: 'orders@shop.example',
+      text: 'hello',
+      to: [{ email: 'later@example.cz' }],
+    })
+    const id: number = res.body.results.id
+    // The first try failed and pg-boss holds the job for a retry (at least 10 s away): play the last try now.
+    assert.equal(await jobState(t, id, ['retry']), 'retry')
+    const [queued] = await messagesOfBatch(t, id)
+    assert.equal(queued?.status, 0)
+    const result = await sendBatch(t.ctx, id, true)
+    assert.deepEqual(result, { accepted: 0, refused: 0, deferred: 1 })
+    const [row] = await messagesOfBatch(t, id)
+    assert.equal(row?.status, 2)
+    const logged = await t.ctx.db.select().from(events).where(eq(events.messageId, row!.id))
+    assert.deepEqual(
+      logged.map((e) => e.event),
+      ['soft_bounce'],
+    )
+    // Nothing is left queued, so the retry pg-boss still holds sends nothing.
+    assert.deepEqual(await sendBatch(t.ctx, id, false), { accepted: 0, refused: 0, deferred: 0 })
+  })
+})

@@ -1,0 +1,175 @@
+import { FieldErrorBag } from '../../core/http/errors.js'
+import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
+import type { MessageInput } from './transactional.schemas.js'
+import type { BatchAttachment } from './transactional.table.js'
+
+/** api.md rule 4: filled in from the recipient by the sender, so a caller may not set them. */
+export const RESERVED_MERGE_NAMES: ReadonlySet<string> = new Set([
+  'address.name',
+  'email',
+  'email_id',
+  'address.email',
+  'env_from',
+])
+/** api.md Limits: merge tags 100,000 bytes in total, measured as the JSON of all merge data received. */
+export const MAX_MERGE_DATA_BYTES = 100_000
+/** api.md Limits: the message including attachments under 4 MB (MiB here; attachments counted decoded). */
+export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+export interface Recipient {
+  email: string
+  name: string
+}
+
+/** A validated call, normalised: what the intake transaction writes. */
+export interface PreparedMessage {
+  subject: string
+  html: string | undefined
+  text: string | undefined
+  fromName: string
+  fromEmail: string
+  replyTo: string | undefined
+  /** Valid `to` addresses, each once, in the order given (suppression is checked later, against the database). */
+  recipients: Recipient[]
+  /** Distinct `to` entries that are no address. */
+  invalid: number
+  copies: Record<string, { cc: string[]; bcc: string[] }>
+  globalVars: Record<string, string>
+  varsByRecipient: Map<string, Record<string, string>>
+  attachments: BatchAttachment[]
+  trackOpens: boolean
+  trackClicks: boolean
+}
+
+function mergeValue(content: unknown): string {
+  if (content === null || content === undefined) return ''
+  if (typeof content === 'string') return content
+  if (typeof content === 'number' || typeof content === 'boolean') return String(content)
+  return JSON.stringify(content)
+}
+
+function collectVars(
+  vars: readonly { name: string; content?: unknown }[],
+  into: Record<string, string>,
+  path: string,
+  errors: FieldErrorBag,
+): void {
+  vars.forEach((v, i) => {
+    const name = v.name.trim().toLowerCase()
+    if (RESERVED_MERGE_NAMES.has(name)) {
+      errors.add(`${path}.${i}.name`, `The merge tag name "${v.name}" is reserved.`)
+    } else if (name !== '__proto__') {
+      into[name] = mergeValue(v.content)
+    }
+  })
+}
+
+// One character class, no repeated group: a group repeated a million times overflows the regexp stack.
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+
+/** Decoded size of strict base64 (line breaks allowed, as MIME encoders wrap), or null when it is not base64. */
+export function base64Size(content: string): { clean: string; bytes: number } | null {
+  const clean = content.replace(/[\r\n\t ]+/g, '')
+  if (clean.length % 4 !== 0 || !BASE64.test(clean)) return null
+  const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0
+  return { clean, bytes: (clean.length / 4) * 3 - padding }
+}
+
+function collectRecipients(input: MessageInput, prepared: PreparedMessage): void {
+  const seen = new Map<string, Recipient>()
+  const invalid = new Set<string>()
+  const add = (list: string[], address: string | null | undefined) => {
+    const a = address ? normalizeEmail(address) : ''
+    if (a && !list.includes(a)) list.push(a)
+  }
+  for (const entry of input.to) {
+    const email = normalizeEmail(entry.email)
+    if (!isValidEmail(email)) {
+      invalid.add(email)
+      continue
+    }
+    let r = seen.get(email)
+    if (!r) {
+      r = { email, name: '' }
+      seen.set(email, r)
+      prepared.recipients.push(r)
+    }
+    if (!r.name && entry.name) r.name = entry.name.trim()
+    if (entry.cc || entry.bcc) {
+      const copies = (prepared.copies[email] ??= { cc: [], bcc: [] })
+      add(copies.cc, entry.cc)
+      add(copies.bcc, entry.bcc)
+    }
+  }
+  prepared.invalid = invalid.size
+}
+
+function collectAttachments(input: MessageInput, prepared: PreparedMessage, errors: FieldErrorBag): number {
+  let bytes = 0
+  ;(input.attachments ?? []).forEach((a, i) => {
+    const decoded = base64Size(a.content)
+    if (!decoded) {
+      errors.add(`message.attachments.${i}.content`, 'The content must be valid base64.')
+      return
+    }
+    bytes += decoded.bytes
+    prepared.attachments.push({ name: a.name, type: a.type, content: decoded.clean })
+  })
+  return bytes
+}
+
+/** Every rule of api.md beyond the schema, all reported at once; throws a 422 with the field paths. */
+export function prepareMessage(input: MessageInput): PreparedMessage {
+  const errors = new FieldErrorBag()
+  // send-template falls back to the template's subject; both routes need one in the end.
+  if (!input.subject.trim()) errors.add('message.subject', 'The subject field is required.')
+  const html = input.html || undefined
+  const text = input.text || undefined
+  if (!html && !text) errors.add('message.html', 'The html field is required when text is not present.')
+  const prepared: PreparedMessage = {
+    subject: input.subject,
+    html,
+    text,
+    fromName: input.from_name,
+    fromEmail: normalizeEmail(input.from_email),
+    replyTo: input.reply_to ? normalizeEmail(input.reply_to) : undefined,
+    recipients: [],
+    invalid: 0,
+    copies: {},
+    globalVars: {},
+    varsByRecipient: new Map(),
+    attachments: [],
+    trackOpens: input.options?.open_tracking ?? true,
+    trackClicks: input.options?.click_tracking ?? true,
+  }
+  collectRecipients(input, prepared)
+
+  collectVars(input.global_merge_vars ?? [], prepared.globalVars, 'message.global_merge_vars', errors)
+  ;(input.merge_vars ?? []).forEach((rv, i) => {
+    const rcpt = normalizeEmail(rv.rcpt)
+    let vars = prepared.varsByRecipient.get(rcpt)
+    if (!vars) prepared.varsByRecipient.set(rcpt, (vars = {}))
+    collectVars(rv.vars, vars, `message.merge_vars.${i}.vars`, errors)
+  })
+  const mergeBytes = Buffer.byteLength(
+    JSON.stringify([input.global_merge_vars ?? [], input.merge_vars ?? []]),
+  )
+  if (mergeBytes > MAX_MERGE_DATA_BYTES) {
+    const field = input.merge_vars?.length ? 'message.merge_vars' : 'message.global_merge_vars'
+    errors.add(field, `The merge tags must not be greater than ${MAX_MERGE_DATA_BYTES} bytes in total.`)
+  }
+
+  const attachmentBytes = collectAttachments(input, prepared, errors)
+  const size =
+    Buffer.byteLength(prepared.subject) +
+    Buffer.byteLength(prepared.fromName) +
+    (html ? Buffer.byteLength(html) : 0) +
+    (text ? Buffer.byteLength(text) : 0) +
+    attachmentBytes
+  if (size >= MAX_MESSAGE_BYTES) {
+    const field = prepared.attachments.length ? 'message.attachments' : 'message.html'
+    errors.add(field, 'The message including attachments must be smaller than 4 MB.')
+  }
+  errors.throwIfAny()
+  return prepared
+}

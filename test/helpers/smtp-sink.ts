@@ -1,0 +1,91 @@
+import { SMTPServer } from 'smtp-server'
+import { simpleParser, type ParsedMail } from 'mailparser'
+import type { AddressInfo } from 'node:net'
+import { after } from 'node:test'
+
+export interface SinkMessage {
+  envelopeFrom: string
+  envelopeTo: string[]
+  raw: string
+  parsed: ParsedMail
+}
+
+export interface SmtpSink {
+  url: string
+  port: number
+  messages: SinkMessage[]
+  /** Resolves when at least n messages arrived; rejects after timeoutMs. */
+  waitFor(n: number, timeoutMs?: number): Promise<SinkMessage[]>
+  close(): Promise<void>
+}
+
+export interface SinkOptions {
+  /** Reply code for RCPT TO per address (e.g. 550 to refuse); default accept. */
+  rcptCode?: (address: string) => number | undefined
+}
+
+/** A real SMTP server on 127.0.0.1 that keeps every message it accepts, parsed. */
+export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
+  const messages: SinkMessage[] = []
+  const waiters: (() => void)[] = []
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    // Pooled client connections may still be open when a test ends; do not wait 30 s for them.
+    closeTimeout: 500,
+    onRcptTo(address, _session, cb) {
+      const code = opts.rcptCode?.(address.address)
+      if (code && code >= 400) {
+        const err = Object.assign(new Error(`${code} refused by test sink`), { responseCode: code })
+        return cb(err)
+      }
+      cb()
+    },
+    onData(stream, session, cb) {
+      const chunks: Buffer[] = []
+      stream.on('data', (c: Buffer) => chunks.push(c))
+      stream.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8')
+        simpleParser(raw).then(
+          (parsed) => {
+            messages.push({
+              envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              envelopeTo: session.envelope.rcptTo.map((r) => r.address),
+              raw,
+              parsed,
+            })
+            waiters.splice(0).forEach((w) => w())
+            cb()
+          },
+          (err: Error) => cb(err),
+        )
+      })
+    },
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.server.address() as AddressInfo).port
+  const sink: SmtpSink = {
+    url: `smtp://127.0.0.1:${port}`,
+    port,
+    messages,
+    async waitFor(n, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs
+      while (messages.length < n) {
+        const left = deadline - Date.now()
+        if (left <= 0) throw new Error(`SMTP sink: expected ${n} messages, got ${messages.length}`)
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, Math.min(left, 200))
+          waiters.push(() => {
+            clearTimeout(t)
+            resolve()
+          })
+        })
+      }
+      return messages
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+  after(() => sink.close())
+  return sink
+}

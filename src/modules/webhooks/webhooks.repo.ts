@@ -1,0 +1,94 @@
+import { eq, sql } from 'drizzle-orm'
+import type { Executor } from '../../core/db/client.js'
+import { accountWebhooks, webhookBatches, webhookOutbox } from './webhooks.table.js'
+
+export type WebhookRow = typeof accountWebhooks.$inferSelect
+
+const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`
+
+export async function findWebhook(ex: Executor, accountId: number): Promise<WebhookRow | undefined> {
+  const [row] = await ex.select().from(accountWebhooks).where(eq(accountWebhooks.accountId, accountId))
+  return row
+}
+
+/**
+ * Sets the account's URL (enabled again if a 410 had disabled it). The secret given is used when the webhook
+ * is new or its URL changes; posting the same URL again keeps the secret the receiver already verifies with.
+ */
+export async function upsertWebhook(
+  ex: Executor,
+  accountId: number,
+  url: string,
+  secret: string,
+  now: Date,
+): Promise<void> {
+  await ex.execute(sql`
+    INSERT INTO account_webhooks (account_id, url, secret, disabled_at, created_at, updated_at)
+    VALUES (${accountId}, ${url}, ${secret}, NULL, ${ts(now)}, ${ts(now)})
+    ON CONFLICT (account_id) DO UPDATE SET
+      url = excluded.url,
+      secret = CASE WHEN account_webhooks.url = excluded.url THEN account_webhooks.secret ELSE excluded.secret END,
+      disabled_at = NULL,
+      updated_at = excluded.updated_at`)
+}
+
+/** Drops whatever still waits for the account's receiver: it is gone or no longer wanted. */
+export async function dropPending(ex: Executor, accountId: number): Promise<void> {
+  await ex.delete(webhookOutbox).where(eq(webhookOutbox.accountId, accountId))
+  await ex.delete(webhookBatches).where(eq(webhookBatches.accountId, accountId))
+}
+
+/** Removes the webhook; true when there was one. */
+export async function deleteWebhook(ex: Executor, accountId: number): Promise<boolean> {
+  const gone = await ex
+    .delete(accountWebhooks)
+    .where(eq(accountWebhooks.accountId, accountId))
+    .returning({ id: accountWebhooks.accountId })
+  return gone.length > 0
+}
+
+/** The receiver answered 410 Gone: nothing more is queued for it until the URL is posted again. */
+export async function disableWebhook(ex: Executor, accountId: number, now: Date): Promise<void> {
+  await ex.update(accountWebhooks).set({ disabledAt: now }).where(eq(accountWebhooks.accountId, accountId))
+}
+
+export interface OutboxEvent {
+  accountId: number
+  messageId: number | null
+  /** The message_event object; subject, transmission_id and rcpt_meta.subaccount are added here. */
+  payload: Record<string, unknown>
+}
+
+/**
+ * Queues events for the accounts' webhooks in ONE statement that writes nothing for an account without an
+ * enabled webhook: it sits on the hot path of tracking hits and campaign batches, inside their transactions.
+ * The webhook row is the driving side (a primary-key probe), so without one the events are never even
+ * unpacked. The subject and transactional batch id come from the message row, the account name from the
+ * account.
+ */
+export async function insertOutboxEvents(ex: Executor, rows: readonly OutboxEvent[]): Promise<void> {
+  if (rows.length === 0) return
+  const accountIds = [...new Set(rows.map((r) => r.accountId))]
+  const json = JSON.stringify(rows.map((r) => ({ a: r.accountId, m: r.messageId, p: r.payload })))
+  // Side effect: INSERT into webhook_outbox (nothing when no enabled webhook matches).
+  await ex.execute(sql`
+    INSERT INTO webhook_outbox (account_id, payload)
+    SELECT w.account_id,
+           (x.value -> 'p')
+             || jsonb_build_object('subject', coalesce(m.subject, ''))
+             || CASE WHEN m.batch_id IS NULL THEN '{}'::jsonb
+                     ELSE jsonb_build_object('transmission_id', m.batch_id::text) END
+             || jsonb_build_object('rcpt_meta',
+                  coalesce(x.value -> 'p' -> 'rcpt_meta', '{}'::jsonb) || jsonb_build_object('subaccount', a.name))
+    FROM account_webhooks w
+    JOIN accounts a ON a.id = w.account_id
+    CROSS JOIN LATERAL jsonb_array_elements(${json}::jsonb) WITH ORDINALITY AS x(value, ord)
+    LEFT JOIN messages m ON m.id = (x.value ->> 'm')::bigint
+    WHERE w.account_id IN (${sql.join(
+      accountIds.map((id) => sql`${id}`),
+      sql`, `,
+    )})
+      AND w.disabled_at IS NULL
+      AND (x.value ->> 'a')::int = w.account_id
+    ORDER BY x.ord`)
+}

@@ -20,6 +20,12 @@ export interface Config {
   rateLimitPerMinute: number
   bodyLimitBytes: number
   logLevel: string
+  /** Threads that compose and DKIM-sign campaign mail (0: on the main thread). */
+  sendThreads: number
+  /** How long a sender's claim on ledger rows lasts; rows of a crashed sender are sent again after it. */
+  sendLeaseSeconds: number
+  /** Concurrent connections to the SMTP relay. */
+  smtpConnections: number
 }
 
 export class ConfigError extends Error {}
@@ -92,5 +98,8 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024),
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+    sendThreads: int(env, 'SEND_THREADS', 2),
+    sendLeaseSeconds: int(env, 'SEND_LEASE_SECONDS', 60, 1),
+    smtpConnections: int(env, 'SMTP_CONNECTIONS', 10, 1),
   }
 }

@@ -59,7 +59,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     const mailer =
       overrides.mailer ??
       (config.smtpUrl
-        ? createSmtpMailer({ url: config.smtpUrl, messageIdDomain })
+        ? createSmtpMailer({ url: config.smtpUrl, messageIdDomain, maxConnections: config.smtpConnections })
         : createOutboxMailer(path.join(config.dataDir, 'outbox'), messageIdDomain))
     const jobs = createJobQueue(dbHandle, (err) => log.error({ err }, 'job queue error'))
     const closers: (() => Promise<void>)[] = []

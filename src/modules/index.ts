@@ -1,16 +1,19 @@
 import type { ModuleDef } from './registry.js'
 import { accountsModule } from './accounts/index.js'
 import { bouncesModule } from './bounces/index.js'
+import { campaignSources, campaignsModule } from './campaigns/index.js'
 import { confirmationModule } from './confirmation/index.js'
 import { domainsModule } from './domains/index.js'
 import { eventsModule } from './events/index.js'
 import { listsModule } from './lists/index.js'
 import { searchModule } from './search/index.js'
+import { segmentsModule } from './segments/index.js'
 import { subscribersModule } from './subscribers/index.js'
 import { systemModule } from './system/index.js'
 import { templatesModule } from './templates/index.js'
-import { trackingModule } from './tracking/index.js'
+import { createTrackingModule } from './tracking/index.js'
 import { transactionalModule } from './transactional/index.js'
+import { webhooksModule } from './webhooks/index.js'
 
 export { createAccountService, PLANS } from './accounts/index.js'
 export { registerIdempotency } from './idempotency/index.js'
@@ -28,8 +31,11 @@ export const modules: ModuleDef[] = [
   bouncesModule,
   domainsModule,
   eventsModule,
-  trackingModule,
+  createTrackingModule(campaignSources),
   transactionalModule,
+  segmentsModule,
+  campaignsModule,
+  webhooksModule,
 ]
 
 /** Every queue any module sends to, created when the job queue starts. */

@@ -63,6 +63,8 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
       })
     },
   })
+  // A client that dies mid-session (a killed worker) resets its connection; that is its business, not a failure.
+  server.on('error', () => undefined)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.server.address() as AddressInfo).port
   const sink: SmtpSink = {

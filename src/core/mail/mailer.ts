@@ -21,6 +21,11 @@ export interface OutgoingMail {
   dkim?: DkimKey
 }
 
+export interface Envelope {
+  from: string
+  to: string[]
+}
+
 export interface SendResult {
   messageId: string
   accepted: string[]
@@ -30,6 +35,11 @@ export interface SendResult {
 /** Sends mail: over SMTP when SMTP_URL is set, into DATA_DIR/outbox as .eml files otherwise. */
 export interface Mailer {
   send(mail: OutgoingMail): Promise<SendResult>
+  /**
+   * Sends a message already built and signed (campaign mail is composed and DKIM-signed off the main
+   * thread), to the envelope given.
+   */
+  sendRaw(envelope: Envelope, raw: Buffer, messageId: string): Promise<SendResult>
   close(): Promise<void>
 }
 

@@ -17,6 +17,11 @@ export function createOutboxMailer(dir: string, messageIdDomain: string): Mailer
       const all = [...mail.to, ...(mail.cc ?? []), ...(mail.bcc ?? [])].map((a) => a.address)
       return { messageId: info.messageId, accepted: all, rejected: [] }
     },
+    async sendRaw(envelope, raw, messageId) {
+      await fs.mkdir(dir, { recursive: true })
+      await fs.writeFile(path.join(dir, `${Date.now()}-${process.pid}-${++seq}.eml`), raw)
+      return { messageId, accepted: [...envelope.to], rejected: [] }
+    },
     async close() {
       transport.close()
     },

@@ -33,6 +33,14 @@ export function createSmtpMailer(opts: SmtpOptions): Mailer {
         rejected: info.rejected.map(String),
       }
     },
+    async sendRaw(envelope, raw, messageId) {
+      const info = await transport.sendMail({ envelope: { from: envelope.from, to: envelope.to }, raw })
+      return {
+        messageId,
+        accepted: info.accepted.map(String),
+        rejected: info.rejected.map(String),
+      }
+    },
     async close() {
       transport.close()
     },

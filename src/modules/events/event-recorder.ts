@@ -7,6 +7,8 @@ import {
   applySoftBounce,
   unsubscribeEverywhere,
 } from '../subscribers/index.js'
+import { addToCounters, type CounterScope, type Counters } from './counters.repo.js'
+import { stampBounce } from './event-recorder.repo.js'
 import { insertEvent } from './events.repo.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock'>
@@ -22,15 +24,33 @@ const about = (m: MessageRef) => ({
   email: m.email,
 })
 
+/** The counters a message's events go to: its campaign, or its automation mail node. */
+const scopeOf = (m: Pick<MessageRef, 'campaignId' | 'pipelineId' | 'actionId'>): CounterScope => ({
+  campaignId: m.campaignId,
+  pipelineId: m.pipelineId,
+  actionId: m.actionId,
+})
+
+const count = (
+  ex: Executor,
+  m: Pick<MessageRef, 'id' | 'campaignId' | 'pipelineId' | 'actionId'>,
+  delta: Partial<Counters>,
+) => addToCounters(ex, scopeOf(m), m.id, delta)
+
 /**
  * Everything that comes back from mail lands here: each call writes its event and its consequences (first
- * open/click stamps, suppression, unsubscription) in one transaction, so numbers and states never disagree.
+ * open/click stamps, suppression, unsubscription, the statistics counters of contract §5) in one transaction,
+ * so numbers and states never disagree. Unique counters rest on the milestone columns of the message row:
+ * only the call that stamps one counts the message. The campaign sender writes its own `send` events and
+ * `inject` counts in bulk; everything else is counted here.
  */
 export function createEventRecorder(ctx: Ctx) {
   const now = () => ctx.clock.now()
   return {
+    /** The relay accepted the message (transactional, automation and test sends; campaigns count in bulk). */
     async sent(ex: Executor, m: MessageRef): Promise<void> {
       await insertEvent(ex, { ...about(m), event: 'send', occurredAt: now() })
+      await count(ex, m, { inject: 1 })
     },
 
     /** False when the message does not exist. */
@@ -39,6 +59,7 @@ export function createEventRecorder(ctx: Ctx) {
         const hit = await reachMilestone(tx, messageId, 'first_open_at', now())
         if (!hit) return false
         await insertEvent(tx, { ...about(hit.message), event: 'open', occurredAt: now() })
+        await count(tx, hit.message, { open: hit.first ? 1 : 0, total_open: 1 })
         return true
       })
     },
@@ -58,8 +79,10 @@ export function createEventRecorder(ctx: Ctx) {
       const url = links?.[index]
       if (!url) return undefined
       await ctx.db.transaction(async (tx) => {
-        await reachMilestone(tx, messageId, 'first_click_at', now())
+        const hit = await reachMilestone(tx, messageId, 'first_click_at', now())
         await insertEvent(tx, { ...about(message), event: 'click', url, occurredAt: now() })
+        // No hit: the message was erased between the lookup and now; nothing left to count it for.
+        if (hit) await count(tx, message, { click: hit.first ? 1 : 0, total_click: 1 })
       })
       return url
     },
@@ -77,10 +100,17 @@ export function createEventRecorder(ctx: Ctx) {
         const changed = await unsubscribeEverywhere(tx, message.accountId, message.email, lists, now())
         if (hit?.first || changed.length > 0)
           await insertEvent(tx, { ...about(message), event: 'unsub', occurredAt: now() })
+        if (hit?.first) await count(tx, message, { unsub: 1 })
       })
       return true
     },
 
+    /**
+     * A hard bounce is written once per message, a soft one every time (each is a delivery attempt), but each
+     * kind counts a message once and `bounce` counts it once whichever came first. A message the relay itself
+     * refused (status 2, marked before this call) was never injected: its bounce is logged and suppresses the
+     * address, but stays out of the counters, so `delivery` = inject − bounce never counts what was not sent.
+     */
     async bounced(
       ex: Executor,
       m: MessageRef,
@@ -88,14 +118,20 @@ export function createEventRecorder(ctx: Ctx) {
       diagnostic: string | null,
     ): Promise<void> {
       const at = now()
+      const stamp = await stampBounce(ex, m.id, kind, at)
       if (kind === 'hard') {
-        const hit = await reachMilestone(ex, m.id, 'bounced_at', at)
         await applyHardBounce(ex, m.accountId, m.email, diagnostic, at)
-        if (hit?.first !== false)
+        if (stamp?.firstOfKind !== false)
           await insertEvent(ex, { ...about(m), event: 'hard_bounce', msg: diagnostic, occurredAt: at })
       } else {
         await applySoftBounce(ex, m.accountId, m.email, diagnostic, at)
         await insertEvent(ex, { ...about(m), event: 'soft_bounce', msg: diagnostic, occurredAt: at })
+      }
+      if (stamp && !stamp.refused) {
+        await count(ex, m, {
+          [kind === 'hard' ? 'hard_bounce' : 'soft_bounce']: stamp.firstOfKind ? 1 : 0,
+          bounce: stamp.firstBounce ? 1 : 0,
+        })
       }
     },
 
@@ -106,6 +142,7 @@ export function createEventRecorder(ctx: Ctx) {
       if (hit?.first !== false) {
         await insertEvent(ex, { ...about(m), event: 'spam_complaint', msg: feedbackType, occurredAt: at })
       }
+      if (hit?.first) await count(ex, m, { spam: 1 })
     },
   }
 }

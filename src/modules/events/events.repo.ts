@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryOne, queryRows } from '../../core/db/sql.js'
+import { enqueueWebhookEvents } from '../webhooks/index.js'
 import { events, type EventType } from './events.table.js'
 
 export interface NewEvent {
@@ -31,6 +32,8 @@ export async function insertEvent(ex: Executor, e: NewEvent): Promise<void> {
     url: e.url ?? null,
     occurredAt: e.occurredAt,
   })
+  // The account webhook hears of it in the same transaction (nothing is written without a webhook).
+  await enqueueWebhookEvents(ex, [e])
 }
 
 export interface EmailLogRow {
@@ -80,4 +83,64 @@ export async function pseudonymiseAddress(ex: Executor, accountId: number, email
   )
   await ex.execute(sql`UPDATE messages SET email = ${pseudonym}, html = NULL
                        WHERE account_id = ${accountId} AND email = ${email}`)
+}
+
+export type CampaignLogRow = EmailLogRow & { id: number }
+
+/**
+ * Campaign mail events of the account, newest first (`GET /campaigns/{id}/log`, `GET /campaigns/log`):
+ * of one campaign, or of every campaign when `campaignId` is null. One campaign's page is the merge of one
+ * backward scan of `events_campaign_idx` per event type, each stopping after `offset + limit` rows, so the
+ * first pages of a campaign with millions of events read only what they show. The caller has checked that
+ * the campaign is the account's (campaign ids are unique across accounts), so the campaign's own queries need
+ * no account column, and its count stays an index-only scan.
+ */
+export async function campaignEventsPage(
+  ex: Executor,
+  accountId: number,
+  campaignId: number | null,
+  types: readonly EventType[],
+  limit: number,
+  offset: number,
+): Promise<{ rows: CampaignLogRow[]; total: number }> {
+  const wanted = JSON.stringify(types)
+  const columns = sql`e.id, e.campaign_id, e.pipeline_id, e.action_id, e.event, e.msg, e.url, e.email,
+                      e.occurred_at, m.subject AS mail_name`
+  const rows =
+    campaignId === null
+      ? await queryRows<CampaignLogRow>(
+          ex,
+          sql`SELECT ${columns}
+              FROM events e LEFT JOIN messages m ON m.id = e.message_id
+              WHERE e.account_id = ${accountId} AND e.campaign_id <> 0
+                AND e.event IN (SELECT jsonb_array_elements_text(${wanted}::jsonb))
+              ORDER BY e.occurred_at DESC, e.id DESC
+              LIMIT ${limit} OFFSET ${offset}`,
+        )
+      : await queryRows<CampaignLogRow>(
+          ex,
+          sql`SELECT ${columns}
+              FROM jsonb_array_elements_text(${wanted}::jsonb) AS t(type)
+              CROSS JOIN LATERAL (
+                SELECT * FROM events
+                WHERE campaign_id = ${campaignId} AND event = t.type
+                ORDER BY occurred_at DESC, id DESC
+                LIMIT ${offset + limit}) e
+              LEFT JOIN messages m ON m.id = e.message_id
+              ORDER BY e.occurred_at DESC, e.id DESC
+              LIMIT ${limit} OFFSET ${offset}`,
+        )
+  const scope =
+    campaignId === null
+      ? sql`account_id = ${accountId} AND campaign_id <> 0`
+      : sql`campaign_id = ${campaignId}`
+  const count = await queryOne<{ n: number }>(
+    ex,
+    sql`SELECT count(*)::int AS n FROM events
+        WHERE ${scope} AND event IN (SELECT jsonb_array_elements_text(${wanted}::jsonb))`,
+  )
+  return {
+    rows: rows.map((r) => ({ ...r, id: Number(r.id), occurred_at: new Date(r.occurred_at) })),
+    total: count?.n ?? 0,
+  }
 }

@@ -32,5 +32,7 @@ export const events = pgTable(
     index('events_account_email_idx').on(t.accountId, t.email, t.occurredAt),
     index('events_message_idx').on(t.messageId),
     index('events_campaign_idx').on(t.campaignId, t.event, t.occurredAt),
+    // GET /campaigns/log and a campaign's log: newest first.
+    index('events_account_time_idx').on(t.accountId, t.occurredAt),
   ],
 )

@@ -7,3 +7,13 @@ export { emailLogPage, insertEvent, pseudonymiseAddress, type NewEvent } from '.
 
 /** The events table and what reads it over the API: `GET /subscribers/{email}/email-log`. */
 export const eventsModule: ModuleDef = { name: 'events', apiRoutes: emailLogRoutes }
+export {
+  addToCounters,
+  readCounters,
+  COUNTER_NAMES,
+  type CounterName,
+  type Counters,
+  type CounterScope,
+} from './counters.repo.js'
+export { campaignLog, foldEventsQuery } from './email-log.service.js'
+export { EmailLogEntry, EmailLogQuery, type EmailLogQueryT } from './email-log.schemas.js'

@@ -1,10 +1,9 @@
-import type { AppContext } from '../../core/context.js'
 import type { DkimKey, MailAddress, OutgoingMail } from '../../core/mail/mailer.js'
 import { escapeHtml } from '../../core/mail/merge-tags.js'
 import { htmlToTextPart } from '../../core/mail/text-part.js'
 import { verpAddress } from '../../core/mail/verp.js'
 import { randomToken } from '../../core/ids.js'
-import { trackingLinks } from '../tracking/tracking.links.js'
+import { trackingLinks, type LinkCtx } from '../tracking/tracking.links.js'
 
 /** One rendered message for one recipient, before the tracking and envelope parts are added. */
 export interface MessageContent {
@@ -71,10 +70,7 @@ function withPixel(html: string, src: string): string {
 }
 
 /** Adds tracking, the VERP envelope, unsubscribe headers and the DKIM key to a rendered message. */
-export function composeMessage(
-  ctx: Pick<AppContext, 'config' | 'linkSecret'>,
-  c: MessageContent,
-): ComposedMessage {
+export function composeMessage(ctx: LinkCtx, c: MessageContent): ComposedMessage {
   const t = trackingLinks(ctx)
   let html = c.html
   let links: string[] = []

@@ -2,7 +2,7 @@ import type { AppContext } from '../../core/context.js'
 import type { OutgoingMail } from '../../core/mail/mailer.js'
 import { classifySmtpReply } from '../bounces/bounce-rules.js'
 import { createEventRecorder } from '../events/index.js'
-import { markAccepted, markRefused, type MessageRow } from './messages.repo.js'
+import { markAccepted, markRefused, type MessageRow, type TrackedMessage } from './messages.repo.js'
 
 export type DeliveryOutcome = 'accepted' | 'hard_bounce' | 'retry'
 
@@ -41,24 +41,33 @@ export async function deliver(
     })
     return { outcome: 'accepted' }
   } catch (err) {
-    const f = err as SmtpFailure
-    const error = (f.response ?? f.message ?? String(err)).replace(/\s+/g, ' ').slice(0, 500)
-    const code = typeof f.responseCode === 'number' ? f.responseCode : 0
-    if (code >= 500 && classifySmtpReply(code, undefined, error) === 'hard_bounce') {
+    const failure = smtpFailure(err)
+    if (failure.outcome === 'hard_bounce') {
       await ctx.db.transaction(async (tx) => {
-        await markRefused(tx, message.id, error, ctx.clock.now())
-        await events.bounced(tx, message, 'hard', error)
+        await markRefused(tx, message.id, failure.error, ctx.clock.now())
+        await events.bounced(tx, message, 'hard', failure.error)
       })
-      return { outcome: 'hard_bounce', error }
     }
-    return { outcome: 'retry', error }
+    return failure
   }
+}
+
+/**
+ * What a failed hand-over means: a refusal with 5xx that reads as permanent is a hard bounce on the spot;
+ * 4xx, and a broken or refused connection, ask for a retry later.
+ */
+export function smtpFailure(err: unknown): { outcome: 'hard_bounce' | 'retry'; error: string } {
+  const f = err as SmtpFailure
+  const error = (f.response ?? f.message ?? String(err)).replace(/\s+/g, ' ').slice(0, 500)
+  const code = typeof f.responseCode === 'number' ? f.responseCode : 0
+  const hard = code >= 500 && classifySmtpReply(code, undefined, error) === 'hard_bounce'
+  return { outcome: hard ? 'hard_bounce' : 'retry', error }
 }
 
 /** The relay kept answering 4xx (or could not be reached) until the retries ran out: a soft bounce. */
 export async function recordSoftFailure(
   ctx: Pick<AppContext, 'db' | 'clock'>,
-  message: MessageRow,
+  message: Omit<TrackedMessage, 'links'>,
   error: string,
 ) {
   const events = createEventRecorder(ctx)

@@ -12,4 +12,5 @@ export {
   type TrackedMessage,
 } from './messages.repo.js'
 export { composeMessage, type ComposedMessage, type MessageContent } from './compose-message.js'
-export { deliver, recordSoftFailure, type DeliveryOutcome } from './deliver.js'
+export { deliver, recordSoftFailure, smtpFailure, type DeliveryOutcome } from './deliver.js'
+export { contactMergeVars, type ContactForMerge } from './contact-vars.js'

@@ -68,7 +68,7 @@ export async function markRefused(ex: Executor, id: number, error: string, now: 
 }
 
 export type Milestone =
-  'first_open_at' | 'first_click_at' | 'bounced_at' | 'complained_at' | 'unsubscribed_at'
+  'first_open_at' | 'first_click_at' | 'bounced_at' | 'soft_bounced_at' | 'complained_at' | 'unsubscribed_at'
 
 export interface MilestoneHit {
   message: Pick<

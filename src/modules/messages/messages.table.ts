@@ -35,8 +35,13 @@ export const messages = pgTable(
     /** Per-recipient merge variables (transactional merge_vars), rendered by the sending worker. */
     vars: jsonb('vars').$type<Record<string, string>>(),
     subject: text('subject').notNull().default(''),
-    /** 0 queued, 1 accepted by the relay, 2 refused by the relay, 3 skipped (suppressed or invalid). */
+    /**
+     * 0 queued, 1 accepted by the relay, 2 refused by the relay, 3 skipped (suppressed or invalid),
+     * 4 claimed by a sender until `claimed_until`, 5 cancelled before it was sent.
+     */
     status: smallint('status').notNull().default(0),
+    /** The lease of a claimed row (status 4): past it, a crashed sender's rows are claimed again. */
+    claimedUntil: timestamp('claimed_until', { withTimezone: true }),
     smtpMessageId: text('smtp_message_id'),
     trackOpens: boolean('track_opens').notNull().default(true),
     trackClicks: boolean('track_clicks').notNull().default(true),
@@ -50,6 +55,7 @@ export const messages = pgTable(
     firstOpenAt: timestamp('first_open_at', { withTimezone: true }),
     firstClickAt: timestamp('first_click_at', { withTimezone: true }),
     bouncedAt: timestamp('bounced_at', { withTimezone: true }),
+    softBouncedAt: timestamp('soft_bounced_at', { withTimezone: true }),
     complainedAt: timestamp('complained_at', { withTimezone: true }),
     unsubscribedAt: timestamp('unsubscribed_at', { withTimezone: true }),
   },

@@ -1,7 +1,11 @@
-import type { AppContext } from '../../core/context.js'
+import type { Config } from '../../core/config.js'
 import { signToken, verifyToken } from '../../core/ids.js'
 
-type LinkCtx = Pick<AppContext, 'config' | 'linkSecret'>
+/** Only what links need, so a signing thread can build them without a whole context. */
+export interface LinkCtx {
+  config: Pick<Config, 'publicUrl'>
+  linkSecret: string
+}
 
 /** Signed links in mail; each purpose has its own signature so one link kind cannot stand in for another. */
 export function trackingLinks(ctx: LinkCtx) {

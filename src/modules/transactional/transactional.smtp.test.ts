@@ -2,9 +2,9 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
-import { dkimVerify } from 'mailauth'
 import type { AddressObject } from 'mailparser'
 import { startTestApp } from '../../../test/helpers/app.js'
+import { dkimResults } from '../../../test/helpers/dkim.js'
 import { startSmtpSink, type SinkMessage, type SmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { events } from '../events/index.js'
 import { contacts } from '../subscribers/index.js'
@@ -30,16 +30,7 @@ async function mailTo(sink: SmtpSink, address: string, timeoutMs = 15_000): Prom
 const addresses = (a: AddressObject | AddressObject[] | undefined) =>
   (Array.isArray(a) ? a : a ? [a] : []).flatMap((x) => x.value.map((v) => v.address))
 
-/** DKIM verification against the key of the test domain; no network: the resolver knows one record. */
-async function dkimResult(raw: string, d: TestDomain) {
-  const host = `${d.selector}._domainkey.${d.name}`
-  const resolver = async (name: string, type: string) => {
-    if (name === host && type === 'TXT') return [[`v=DKIM1; k=rsa; p=${d.publicKey}`]]
-    throw Object.assign(new Error(`no ${type} for ${name}`), { code: 'ENOTFOUND' })
-  }
-  const { results } = await dkimVerify(raw, { resolver })
-  return results
-}
+const dkimResult = (raw: string, d: TestDomain) => dkimResults(raw, d)
 
 // At file level, so it closes after the app (the app's pooled connections would hold it open otherwise).
 const sink = await startSmtpSink({

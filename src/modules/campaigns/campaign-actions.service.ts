@@ -1,0 +1,149 @@
+import { sql } from 'drizzle-orm'
+import type { AppContext } from '../../core/context.js'
+import { fieldError, notFound } from '../../core/http/errors.js'
+import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
+import {
+  cancelQueued,
+  findCampaignForSend,
+  hasQueued,
+  moveCampaign,
+  setPaused,
+  type SendableCampaign,
+} from './campaign-send.repo.js'
+import { wakeCampaignSenders } from './campaign-sender.js'
+import { sendTestCopies } from './campaign-test-send.js'
+import { parseSqlDateTime } from './campaigns.input.js'
+import type { CampaignStatus } from './campaigns.table.js'
+
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'mailer' | 'linkSecret'>
+
+const CANCELLED = 'cancelled'
+const STATUS_NAMES: Record<CampaignStatus, string> = {
+  0: 'draft',
+  1: 'preparing',
+  2: 'sending',
+  3: 'sent',
+  4: 'errored',
+  7: 'scheduled',
+}
+/** Test copies per request: enough for a team's inboxes, too few to be a way around sending. */
+export const MAX_TEST_EMAILS = 20
+
+const wrongStatus = (action: string, status: CampaignStatus) =>
+  fieldError('status', `A ${STATUS_NAMES[status]} campaign cannot be ${action}.`)
+
+/** The send controls of contract §4: send, schedule, unschedule, pause, resume, cancel and test copies. */
+export function createCampaignActions(ctx: Ctx) {
+  async function campaignOf(accountId: number, id: number): Promise<SendableCampaign> {
+    const c = await findCampaignForSend(ctx.db, id)
+    if (!c || c.account_id !== accountId) throw notFound('Campaign not found')
+    return c
+  }
+
+  return {
+    /** 0 or 7 → 1 (preparing); a worker freezes the recipients and sends. */
+    async send(accountId: number, id: number) {
+      const c = await campaignOf(accountId, id)
+      const now = ctx.clock.now()
+      const moved = await moveCampaign(
+        ctx.db,
+        accountId,
+        id,
+        [0, 7],
+        1,
+        now,
+        sql`, sent_at = ${now.toISOString()}::timestamptz, error = NULL`,
+      )
+      if (!moved) throw wrongStatus('sent', c.status)
+      wakeCampaignSenders()
+      return { id, status: 1 as const }
+    },
+
+    async schedule(accountId: number, id: number, scheduledAt: string) {
+      const c = await campaignOf(accountId, id)
+      const at = parseSqlDateTime(scheduledAt.trim())
+      if (!at) throw fieldError('scheduled_at', 'The scheduled_at does not match the format Y-m-d H:i:s.')
+      if (at.getTime() <= ctx.clock.now().getTime())
+        throw fieldError('scheduled_at', 'The scheduled_at must be a date in the future.')
+      const moved = await moveCampaign(
+        ctx.db,
+        accountId,
+        id,
+        [0, 7],
+        7,
+        ctx.clock.now(),
+        sql`, scheduled_at = ${at.toISOString()}::timestamptz`,
+      )
+      if (!moved) throw wrongStatus('scheduled', c.status)
+      return { id, status: 7 as const }
+    },
+
+    async unschedule(accountId: number, id: number) {
+      const c = await campaignOf(accountId, id)
+      const moved = await moveCampaign(
+        ctx.db,
+        accountId,
+        id,
+        [7],
+        0,
+        ctx.clock.now(),
+        sql`, scheduled_at = NULL`,
+      )
+      if (!moved) throw wrongStatus('unscheduled', c.status)
+      return { id, status: 0 as const }
+    },
+
+    /** A sending campaign stops claiming new batches; the batch in hand still goes out, once. */
+    async pause(accountId: number, id: number) {
+      const c = await campaignOf(accountId, id)
+      if (c.status !== 2 || c.paused_at) throw wrongStatus('paused', c.status)
+      const now = ctx.clock.now()
+      if (!(await setPaused(ctx.db, accountId, id, now, now))) throw wrongStatus('paused', c.status)
+      return { id, status: 2 as const, paused: true }
+    },
+
+    /** Resumes a paused campaign, or one that errored (not cancelled) with recipients still queued. */
+    async resume(accountId: number, id: number) {
+      const c = await campaignOf(accountId, id)
+      const now = ctx.clock.now()
+      if (c.status === 2 && c.paused_at) {
+        await setPaused(ctx.db, accountId, id, null, now)
+      } else if (c.status === 4 && c.error !== CANCELLED && (await hasQueued(ctx.db, id))) {
+        await moveCampaign(ctx.db, accountId, id, [4], 2, now, sql`, error = NULL, paused_at = NULL`)
+      } else {
+        throw wrongStatus('resumed', c.status)
+      }
+      wakeCampaignSenders()
+      return { id, status: 2 as const, paused: false }
+    },
+
+    /** Stops for good: a scheduled campaign goes back to draft; a sending one ends errored as cancelled. */
+    async cancel(accountId: number, id: number) {
+      const c = await campaignOf(accountId, id)
+      const now = ctx.clock.now()
+      if (c.status === 7) return this.unschedule(accountId, id)
+      if (c.status !== 1 && c.status !== 2) throw wrongStatus('cancelled', c.status)
+      const done = await ctx.db.transaction(async (tx) => {
+        const moved = await moveCampaign(tx, accountId, id, [1, 2], 4, now, sql`, error = ${CANCELLED}`)
+        if (moved) await cancelQueued(tx, id)
+        return moved
+      })
+      if (!done) throw wrongStatus('cancelled', c.status)
+      return { id, status: 4 as const }
+    },
+
+    /** Test copies to the addresses given; they count in no statistic. */
+    async test(accountId: number, id: number, emails: string[]) {
+      const c = await campaignOf(accountId, id)
+      const addresses = [...new Set(emails.map(normalizeEmail))]
+      addresses.forEach((a, i) => {
+        if (!isValidEmail(a)) throw fieldError(`emails.${i}`, 'The emails must be valid email addresses.')
+      })
+      if (addresses.length === 0) throw fieldError('emails', 'The emails field is required.')
+      if (addresses.length > MAX_TEST_EMAILS)
+        throw fieldError('emails', `The emails may not have more than ${MAX_TEST_EMAILS} items.`)
+      const sent = await sendTestCopies(ctx, c, addresses)
+      return { success: true, sent }
+    },
+  }
+}

@@ -1,0 +1,33 @@
+import type { AppContext } from '../../core/context.js'
+import { notFound } from '../../core/http/errors.js'
+import { compileTemplate } from '../../core/mail/merge-tags.js'
+import { campaignArchiveUrl, readArchiveToken } from './campaign-archive.links.js'
+import { findCampaignById } from './campaigns.repo.js'
+
+type Ctx = Pick<AppContext, 'db' | 'config' | 'linkSecret'>
+
+/**
+ * The campaign's HTML as nobody in particular receives it: every merge tag renders empty (no subscriber, no
+ * unsubscribe link, no coupon handed out), except `*|WEBVERSION|*`, which is this page itself.
+ */
+export function renderArchiveHtml(html: string, archiveUrl: string): string {
+  return compileTemplate(html).render(
+    { vars: {}, special: (name) => (name === 'WEBVERSION' ? archiveUrl : '') },
+    'html',
+  )
+}
+
+/**
+ * `archive_url`: the public web version. The signed token is the only credential; a tampered token and a
+ * deleted campaign are the same bare 404, so a prober learns nothing.
+ */
+export function createCampaignArchiveService(ctx: Ctx) {
+  return {
+    async page(token: string): Promise<string> {
+      const id = readArchiveToken(ctx, token)
+      const row = id === null ? undefined : await findCampaignById(ctx.db, id)
+      if (!row) throw notFound()
+      return renderArchiveHtml(row.htmlText, campaignArchiveUrl(ctx, row.id))
+    },
+  }
+}

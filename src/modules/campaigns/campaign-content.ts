@@ -1,0 +1,32 @@
+import type { AppContext } from '../../core/context.js'
+import { bounceHostFor, type DomainRow } from '../domains/index.js'
+import type { CampaignContent } from './campaign-render.js'
+import type { SendableCampaign } from './campaign-send.repo.js'
+
+/**
+ * What a campaign's mail is made of, from its row and its sending domain. Without a domain (a web version
+ * of a campaign whose domain is gone) the mail would be unsigned; pages need no signature anyway.
+ */
+export function campaignContent(
+  ctx: Pick<AppContext, 'config' | 'linkSecret'>,
+  c: SendableCampaign,
+  domain: DomainRow | undefined,
+): CampaignContent {
+  return {
+    campaignId: c.id,
+    subject: c.subject,
+    fromName: c.from_name,
+    fromEmail: c.from_email,
+    replyTo: c.reply_to,
+    html: c.html_text,
+    plainText: c.plain_text,
+    bounceDomain: bounceHostFor(domain?.name ?? 'invalid'),
+    dkim: domain && {
+      domainName: domain.name,
+      keySelector: domain.dkimSelector,
+      privateKey: domain.dkimPrivateKey,
+    },
+    publicUrl: ctx.config.publicUrl,
+    linkSecret: ctx.linkSecret,
+  }
+}

@@ -1,0 +1,107 @@
+import { escapeHtml, compileTemplate, renderHeader } from '../../core/mail/merge-tags.js'
+import type { CompiledTemplate, MergeData, MergeValue } from '../../core/mail/merge-tags.js'
+import type { DkimKey, OutgoingMail } from '../../core/mail/mailer.js'
+import { inlineCss } from '../../core/mail/inline-css.js'
+import { htmlToTextPart } from '../../core/mail/text-part.js'
+import { composeMessage, rewriteLinks } from '../messages/compose-message.js'
+import { trackingLinks } from '../tracking/tracking.links.js'
+
+/** Everything a campaign's mail is made of; plain data, so it can cross to a signing thread. */
+export interface CampaignContent {
+  campaignId: number
+  subject: string
+  fromName: string
+  fromEmail: string
+  replyTo: string
+  html: string
+  plainText: string | null
+  bounceDomain: string
+  dkim: DkimKey | undefined
+  publicUrl: string
+  linkSecret: string
+}
+
+export interface CampaignRecipient {
+  messageId: number
+  email: string
+  name: string
+  vars: Record<string, MergeValue>
+}
+
+// Tracked links are written into the template once as placeholders on a reserved domain (RFC 2606), which
+// survive merge-tag rendering and the HTML-to-text conversion, and become signed per-recipient URLs last.
+const PLACEHOLDER = 'https://tidings-click.invalid/'
+const PLACEHOLDER_RE = /https:\/\/tidings-click\.invalid\/(\d+)/g
+
+/**
+ * The campaign's HTML with CSS inlined and every trackable link replaced, and the links by index. A link
+ * that holds a merge tag differs per recipient, so it is left untracked rather than stored wrongly.
+ */
+export function trackableHtml(content: Pick<CampaignContent, 'html' | 'publicUrl'>) {
+  const isOwn = (url: string) => url.startsWith(`${content.publicUrl}/`) || /\*\||%7C/i.test(url)
+  return rewriteLinks(inlineCss(content.html), (i) => `${PLACEHOLDER}${i}`, isOwn)
+}
+
+export interface CompiledCampaign {
+  content: CampaignContent
+  links: string[]
+  subject: CompiledTemplate
+  html: CompiledTemplate
+  text: CompiledTemplate
+}
+
+/** Done once per campaign (and per signing thread): CSS, links, text part and merge tags compiled. */
+export function compileCampaign(content: CampaignContent): CompiledCampaign {
+  const { html, links } = trackableHtml(content)
+  return {
+    content,
+    links,
+    subject: compileTemplate(content.subject),
+    html: compileTemplate(html),
+    text: compileTemplate(content.plainText ?? htmlToTextPart(html)),
+  }
+}
+
+function personalise(c: CompiledCampaign, r: CampaignRecipient) {
+  const ctx = { config: { publicUrl: c.content.publicUrl }, linkSecret: c.content.linkSecret }
+  const t = trackingLinks(ctx)
+  const data: MergeData = {
+    vars: r.vars,
+    special: (name) => {
+      if (name === 'UNSUB') return t.unsubscribe(r.messageId)
+      if (name === 'WEBVERSION') return t.webVersion(r.messageId)
+      return undefined
+    },
+  }
+  const click = (i: string) => t.click(r.messageId, Number(i))
+  return { ctx, data, click }
+}
+
+/** The recipient's HTML with tracked links and no open pixel: the web version of their mail. */
+export function renderCampaignHtml(c: CompiledCampaign, r: CampaignRecipient): string {
+  const { data, click } = personalise(c, r)
+  return c.html.render(data, 'html').replace(PLACEHOLDER_RE, (_, i: string) => escapeHtml(click(i)))
+}
+
+/** One recipient's message: personalised, tracked, with unsubscribe headers, VERP and DKIM key. */
+export function renderCampaignMail(c: CompiledCampaign, r: CampaignRecipient): OutgoingMail {
+  const { ctx, data, click } = personalise(c, r)
+  const html = renderCampaignHtml(c, r)
+  const text = c.text.render(data, 'text').replace(PLACEHOLDER_RE, (_, i: string) => click(i))
+  const { mail } = composeMessage(ctx, {
+    messageId: r.messageId,
+    from: { name: c.content.fromName, address: c.content.fromEmail },
+    replyTo: c.content.replyTo || undefined,
+    to: r.name ? { name: r.name, address: r.email } : { address: r.email },
+    subject: renderHeader(c.subject, data),
+    html,
+    text,
+    trackOpens: true,
+    // Links are already tracked through the placeholders above.
+    trackClicks: false,
+    marketing: true,
+    bounceDomain: c.content.bounceDomain,
+    dkim: c.content.dkim,
+  })
+  return mail
+}

@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { sql } from 'drizzle-orm'
+import { startTestApp, type TestApp } from '../../../test/helpers/app.js'
+import { dkimResults } from '../../../test/helpers/dkim.js'
+import { startSmtpSink, type SinkMessage, type SmtpSink } from '../../../test/helpers/smtp-sink.js'
+import { queryRows } from '../../core/db/sql.js'
+import type { TestDomain } from '../transactional/transactional.test-helpers.js'
+import {
+  createCampaign,
+  ledger,
+  listWith,
+  sendingDomain,
+  waitForStatus,
+} from './campaign-send.test-helpers.js'
+
+const html = (m: SinkMessage) => (typeof m.parsed.html === 'string' ? m.parsed.html : '')
+/** A header from the raw message, unfolded (mailparser turns List-* headers into objects). */
+const header = (m: SinkMessage, name: string) =>
+  new RegExp(`^${name}:\\s*(.*)$`, 'mi').exec(m.raw.replace(/\r?\n[ \t]+/g, ' '))?.[1] ?? ''
+const linksIn = (m: SinkMessage, pattern: RegExp) => [...html(m).matchAll(pattern)].map((x) => x[0])
+
+// At file level, so it closes after the app (the app's pooled connections would hold it open otherwise).
+const sink: SmtpSink = await startSmtpSink()
+
+describe('campaign sent over SMTP by the worker', async () => {
+  // One signing thread: the path production takes, in a test.
+  const t: TestApp = await startTestApp({ config: { smtpUrl: sink.url, sendThreads: 1 } })
+  const domain: TestDomain = await sendingDomain(t, t.account)
+  const listA = await listWith(t, t.account, [
+    { email: 'anna@example.cz', name: 'Anna', city: 'Praha' },
+    { email: 'both@example.cz', name: 'Bob', city: 'Brno' },
+    { email: 'gone@example.cz', name: 'Gone', status: 2 },
+    { email: 'bounced@example.cz', name: 'Hard' },
+    { email: 'unconfirmed@example.cz', name: 'Uncle' },
+  ])
+  const listB = await listWith(t, t.account, [
+    { email: 'both@example.cz', name: 'Bob', city: 'Brno' },
+    { email: 'brno@example.cz', name: 'Cyril', city: 'Brno' },
+    { email: 'ostrava@example.cz', name: 'Dana', city: 'Ostrava' },
+  ])
+  // A hard bounce elsewhere suppresses the address account-wide; an unconfirmed member is not subscribed.
+  await t.ctx.db.execute(
+    sql`UPDATE contacts SET suppressed = 'hard_bounce' WHERE email = 'bounced@example.cz'`,
+  )
+  await t.ctx.db.execute(sql`UPDATE memberships SET status = 6 WHERE contact_id =
+    (SELECT id FROM contacts WHERE email = 'unconfirmed@example.cz')`)
+  const segment = await t.req('POST', `/lists/${listB}/segments`, {
+    body: { name: 'Brno', filter: { field: 'city', op: 'eq', value: 'Brno' } },
+  })
+  assert.equal(segment.status, 200, segment.text)
+  const campaignId = await createCampaign(t, t.account, {
+    lists: [listA],
+    segments: [{ id: segment.body.id, list: listB }],
+  })
+
+  it('sends each subscribed, unsuppressed address of the lists and segments once', async () => {
+    const res = await t.req('POST', `/campaigns/${campaignId}/send`)
+    assert.equal(res.status, 200, res.text)
+    assert.deepEqual(res.body, { id: campaignId, status: 1 })
+    const done = await waitForStatus(t, campaignId, [3, 4])
+    assert.equal(done.status, 3, JSON.stringify(done))
+    assert.equal(done.recipients, 3)
+    const to = sink.messages.flatMap((m) => m.envelopeTo).sort()
+    assert.deepEqual(to, ['anna@example.cz', 'both@example.cz', 'brno@example.cz'])
+    assert.ok((await ledger(t, campaignId)).every((r) => r.status === 1))
+    const detail = await t.req('GET', `/campaigns/${campaignId}`)
+    assert.equal(detail.body.status, 3)
+    assert.equal(detail.body.recipients, 3)
+    assert.equal(detail.body.stats.inject, 3)
+  })
+
+  it('personalises, tracks, adds one-click unsubscribe and VERP, and signs with DKIM', async () => {
+    const anna = sink.messages.find((m) => m.envelopeTo.includes('anna@example.cz'))!
+    assert.equal(anna.parsed.subject, 'Hi Anna')
+    assert.match(html(anna), /Hello Anna!/)
+    assert.match(html(anna), /style="color: #333;?"/, 'CSS inlined')
+    assert.doesNotMatch(html(anna), /shop\.example\/sale/, 'the link is tracked')
+    assert.equal(linksIn(anna, /http:\/\/[^"]+\/t\/c\/[^"]+/g).length, 1)
+    assert.equal(linksIn(anna, /http:\/\/[^"]+\/t\/o\/[^"]+\.gif/g).length, 1, 'one open pixel')
+    assert.match(String(anna.parsed.text), /\/t\/c\//, 'the text part links are tracked too')
+    assert.match(anna.envelopeFrom, /^bounces\+.+@bounces\.shop\.example$/)
+    assert.equal(header(anna, 'List-Unsubscribe-Post'), 'List-Unsubscribe=One-Click')
+    assert.match(header(anna, 'List-Unsubscribe'), /^<http:\/\/[^>]+\/u\/[^>]+>, <mailto:unsubscribe\+/)
+    const results = await dkimResults(anna.raw, domain)
+    assert.equal(results[0]?.status.result, 'pass', JSON.stringify(results[0]?.status))
+    assert.match(header(anna, 'DKIM-Signature').replace(/\s+/g, ''), /h=[^;]*List-Unsubscribe-Post/i)
+  })
+
+  it('counts a click, an open and a one-click unsubscribe, and leaves the campaign lists', async () => {
+    const anna = sink.messages.find((m) => m.envelopeTo.includes('anna@example.cz'))!
+    const click = linksIn(anna, /http:\/\/[^"]+\/t\/c\/[^"]+/g)[0]!
+    const hit = await t.req('GET', new URL(click).pathname + '?utm=visitor')
+    assert.equal(hit.status, 302)
+    assert.equal(hit.headers.location, 'https://shop.example/sale?x=1&y=2')
+    const pixel = linksIn(anna, /http:\/\/[^"]+\/t\/o\/[^"]+\.gif/g)[0]!
+    assert.equal((await t.req('GET', new URL(pixel).pathname)).status, 200)
+    assert.equal((await t.req('GET', new URL(pixel).pathname)).status, 200)
+    const unsub = /<([^>]+\/u\/[^>]+)>/.exec(header(anna, 'List-Unsubscribe'))![1]!
+    const one = await t.req('POST', new URL(unsub).pathname, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    })
+    assert.equal(one.status, 200)
+    const stats = await t.req('GET', `/campaigns/${campaignId}/stats`)
+    assert.equal(stats.status, 200, stats.text)
+    assert.equal(stats.body.stats.inject, 3)
+    assert.equal(stats.body.stats.open, 1)
+    assert.equal(stats.body.stats.total_open, 2)
+    assert.equal(stats.body.stats.click, 1)
+    assert.equal(stats.body.stats.unsub, 1)
+    const member = await queryRows<{ status: number }>(
+      t.ctx.db,
+      sql`SELECT m.status FROM memberships m JOIN contacts c ON c.id = m.contact_id
+          WHERE c.email = 'anna@example.cz' AND m.list_id = ${listA}`,
+    )
+    assert.equal(member[0]?.status, 2)
+  })
+
+  it('serves the recipient web version with their merge values', async () => {
+    const bob = sink.messages.find((m) => m.envelopeTo.includes('both@example.cz'))!
+    const web = linksIn(bob, /http:\/\/[^"]+\/w\/[^"]+/g)[0]!
+    const page = await t.req('GET', new URL(web).pathname)
+    assert.equal(page.status, 200)
+    assert.match(page.text, /Hello Bob!/)
+  })
+
+  it('sends test copies that count in no statistic', async () => {
+    const before = sink.messages.length
+    const res = await t.req('POST', `/campaigns/${campaignId}/test`, {
+      body: { emails: ['qa@example.cz', 'Anna@example.cz'] },
+    })
+    assert.equal(res.status, 200, res.text)
+    assert.deepEqual(res.body, { success: true, sent: 2 })
+    const copies = await sink.waitFor(before + 2)
+    const anna = copies.slice(before).find((m) => m.envelopeTo.includes('anna@example.cz'))!
+    assert.equal(anna.parsed.subject, 'Hi Anna')
+    const stats = await t.req('GET', `/campaigns/${campaignId}/stats`)
+    assert.equal(stats.body.stats.inject, 3)
+    const bad = await t.req('POST', `/campaigns/${campaignId}/test`, { body: { emails: ['nope'] } })
+    assert.equal(bad.status, 422)
+    assert.deepEqual(Object.keys(bad.body.errors), ['emails.0'])
+  })
+
+  it('refuses to send a sent campaign again, and answers 404 to another account', async () => {
+    const again = await t.req('POST', `/campaigns/${campaignId}/send`)
+    assert.equal(again.status, 422)
+    assert.ok(again.body.errors.status)
+    const other = await t.createAccount('marketer')
+    for (const path of ['send', 'pause', 'resume', 'cancel']) {
+      const res = await t.req('POST', `/campaigns/${campaignId}/${path}`, { key: other.key })
+      assert.equal(res.status, 404, path)
+    }
+  })
+})

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { sql } from 'drizzle-orm'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
+import { ManualClock } from '../../core/clock.js'
+import { claimQueued } from './campaign-send.repo.js'
+import { startCampaignSender } from './campaign-sender.js'
+import { campaignRow, createCampaign, ledger, listWith, sendingDomain } from './campaign-send.test-helpers.js'
+
+const people = (n: number, prefix = 'p') =>
+  Array.from({ length: n }, (_, i) => ({ email: `${prefix}${i}@example.cz`, name: `N${i}` }))
+
+const sink = await startSmtpSink({ rcptCode: (a) => (a.startsWith('refused') ? 550 : undefined) })
+const delivered = () => sink.messages.flatMap((m) => m.envelopeTo)
+const unique = (xs: string[]) => new Set(xs).size === xs.length
+
+describe('campaign sender: states, pauses, leases and concurrency', async () => {
+  const clock = new ManualClock(new Date('2026-11-22T10:00:00Z'))
+  const t = await startTestApp({ clock, worker: false, config: { smtpUrl: sink.url, sendThreads: 0 } })
+  await sendingDomain(t, t.account)
+  const list = await listWith(t, t.account, people(30))
+  // Rounds are driven by hand: each runOnce() prepares and sends at most one batch per campaign.
+  const sender = startCampaignSender(t.ctx, { loop: false, batchSize: 10 })
+  t.ctx.onClose(() => sender.stop())
+
+  it('pauses between batches and resumes where it stopped, sending nobody twice', async () => {
+    sink.messages.length = 0
+    const id = await createCampaign(t, t.account, [list])
+    assert.equal((await t.req('POST', `/campaigns/${id}/send`)).status, 200)
+    assert.equal(await sender.runOnce(), 10)
+    assert.equal((await campaignRow(t, id))?.status, 2)
+    const paused = await t.req('POST', `/campaigns/${id}/pause`)
+    assert.deepEqual(paused.body, { id, status: 2, paused: true })
+    assert.equal(await sender.runOnce(), 0)
+    assert.equal((await t.req('POST', `/campaigns/${id}/pause`)).status, 422)
+    assert.equal((await t.req('POST', `/campaigns/${id}/resume`)).status, 200)
+    for (let i = 0; i < 5 && (await campaignRow(t, id))?.status !== 3; i++) await sender.runOnce()
+    assert.equal((await campaignRow(t, id))?.status, 3)
+    assert.equal(delivered().length, 30)
+    assert.ok(unique(delivered()))
+  })
+
+  it('cancels: the unsent rest is never sent and the campaign ends errored as cancelled', async () => {
+    sink.messages.length = 0
+    const id = await createCampaign(t, t.account, [list])
+    await t.req('POST', `/campaigns/${id}/send`)
+    await sender.runOnce()
+    const res = await t.req('POST', `/campaigns/${id}/cancel`)
+    assert.deepEqual(res.body, { id, status: 4 })
+    await sender.runOnce()
+    assert.equal(delivered().length, 10)
+    assert.deepEqual((await campaignRow(t, id))?.error, 'cancelled')
+    const rows = await ledger(t, id)
+    assert.equal(rows.filter((r) => r.status === 5).length, 20)
+    assert.equal((await t.req('POST', `/campaigns/${id}/resume`)).status, 422)
+  })
+
+  it('schedules, unschedules, and starts a due schedule on the clock', async () => {
+    sink.messages.length = 0
+    const id = await createCampaign(t, t.account, [list])
+    const bad = await t.req('POST', `/campaigns/${id}/schedule`, {
+      body: { scheduled_at: '2026-11-22 09:00:00' },
+    })
+    assert.equal(bad.status, 422)
+    assert.ok(bad.body.errors.scheduled_at)
+    const res = await t.req('POST', `/campaigns/${id}/schedule`, {
+      body: { scheduled_at: '2026-11-22 11:00:00' },
+    })
+    assert.deepEqual(res.body, { id, status: 7 })
+    assert.deepEqual((await t.req('DELETE', `/campaigns/${id}/schedule`)).body, { id, status: 0 })
+    await t.req('POST', `/campaigns/${id}/schedule`, { body: { scheduled_at: '2026-11-22 11:00:00' } })
+    await sender.runOnce()
+    assert.equal((await campaignRow(t, id))?.status, 7)
+    clock.advance(3600_000 + 2000)
+    for (let i = 0; i < 6 && (await campaignRow(t, id))?.status !== 3; i++) await sender.runOnce()
+    assert.equal((await campaignRow(t, id))?.status, 3)
+    assert.equal(delivered().length, 30)
+  })
+
+  it('sends the rows of a sender that died once its lease runs out, and only then', async () => {
+    sink.messages.length = 0
+    const id = await createCampaign(t, t.account, [list])
+    await t.req('POST', `/campaigns/${id}/send`)
+    await sender.runOnce() // prepares, sends 10
+    // Another sender claims 10 rows and dies before sending them.
+    const lease = new Date(clock.now().getTime() + t.ctx.config.sendLeaseSeconds * 1000)
+    const orphaned = await claimQueued(t.ctx.db, id, 0, 10, lease)
+    assert.equal(orphaned.length, 10)
+    for (let i = 0; i < 4; i++) await sender.runOnce()
+    assert.equal(delivered().length, 20, 'the dead sender’s rows wait for its lease')
+    assert.equal((await campaignRow(t, id))?.status, 2)
+    clock.advance(t.ctx.config.sendLeaseSeconds * 1000 + 1000)
+    for (let i = 0; i < 4 && (await campaignRow(t, id))?.status !== 3; i++) await sender.runOnce()
+    assert.equal((await campaignRow(t, id))?.status, 3)
+    assert.equal(delivered().length, 30)
+    assert.ok(unique(delivered()))
+  })
+
+  it('two senders on one database never send a recipient twice', async () => {
+    sink.messages.length = 0
+    const many = await listWith(t, t.account, people(120, 'two'))
+    const id = await createCampaign(t, t.account, [many])
+    await t.req('POST', `/campaigns/${id}/send`)
+    const second = startCampaignSender(t.ctx, { loop: false, batchSize: 7 })
+    try {
+      for (let i = 0; i < 40 && (await campaignRow(t, id))?.status !== 3; i++) {
+        await Promise.all([sender.runOnce(), second.runOnce()])
+      }
+    } finally {
+      await second.stop()
+    }
+    assert.equal((await campaignRow(t, id))?.status, 3)
+    assert.equal(delivered().length, 120)
+    assert.ok(unique(delivered()))
+  })
+
+  it('errors a campaign without a verified sending domain, with the reason', async () => {
+    const other = await t.createAccount('marketer')
+    const l = await listWith(t, other, people(2, 'nodomain'))
+    const id = await createCampaign(t, other, [l])
+    await t.req('POST', `/campaigns/${id}/send`, { key: other.key })
+    await sender.runOnce()
+    const row = await campaignRow(t, id)
+    assert.equal(row?.status, 4)
+    assert.equal(row?.error, 'no verified sending domain for shop.example')
+  })
+
+  it('errors a campaign whose every message the relay refuses; refused addresses hard-bounce', async () => {
+    sink.messages.length = 0
+    const l = await listWith(t, t.account, people(3, 'refused'))
+    const id = await createCampaign(t, t.account, [l])
+    await t.req('POST', `/campaigns/${id}/send`)
+    await sender.runOnce()
+    const row = await campaignRow(t, id)
+    assert.equal(row?.status, 4)
+    assert.match(row?.error ?? '', /^the relay refused every message/)
+    const suppressed = await t.ctx.db.execute(
+      sql`SELECT count(*)::int AS n FROM contacts WHERE email LIKE 'refused%' AND suppressed = 'hard_bounce'`,
+    )
+    assert.equal((suppressed as unknown as { rows: { n: number }[] }).rows[0]?.n, 3)
+  })
+})

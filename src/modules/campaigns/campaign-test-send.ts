@@ -1,0 +1,46 @@
+import type { AppContext } from '../../core/context.js'
+import { fieldError } from '../../core/http/errors.js'
+import { findDomainForAddress } from '../domains/index.js'
+import { campaignContent } from './campaign-content.js'
+import { contactMergeVars, deliver } from '../messages/index.js'
+import { CAMPAIGN_DOMAIN_TYPES } from './campaign-prepare.js'
+import { compileCampaign, renderCampaignHtml, renderCampaignMail } from './campaign-render.js'
+import type { SendableCampaign } from './campaign-send.repo.js'
+import { contactByEmail, insertTestMessage, storeTestHtml } from './campaign-test-send.repo.js'
+
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'mailer' | 'linkSecret'>
+
+/**
+ * Sends the campaign as it stands to a few addresses, now. The copies are `test` messages outside the
+ * campaign (campaign_id 0), so their opens and clicks work but count in no statistic. An address that is a
+ * subscriber gets their own merge values; another gets only its address.
+ */
+export async function sendTestCopies(ctx: Ctx, c: SendableCampaign, emails: string[]): Promise<number> {
+  const domain = await findDomainForAddress(ctx.db, c.account_id, c.from_email, CAMPAIGN_DOMAIN_TYPES)
+  if (!domain?.valid) {
+    throw fieldError('from_email', 'The from_email must belong to a verified sending domain.')
+  }
+  const compiled = compileCampaign(campaignContent(ctx, c, domain))
+  let sent = 0
+  for (const email of emails) {
+    const contact = await contactByEmail(ctx.db, c.account_id, email)
+    const message = await insertTestMessage(ctx.db, {
+      accountId: c.account_id,
+      contactId: contact?.id ?? null,
+      email,
+      subject: c.subject,
+      links: compiled.links,
+    })
+    const recipient = {
+      messageId: message.id,
+      email,
+      name: contact ? `${contact.name} ${contact.surname}`.trim() : '',
+      vars: contact ? contactMergeVars(contact) : { email },
+    }
+    // The web version of a test copy cannot be rendered from a campaign it is not part of: it is kept.
+    await storeTestHtml(ctx.db, message.id, renderCampaignHtml(compiled, recipient))
+    const outcome = await deliver(ctx, message, renderCampaignMail(compiled, recipient))
+    if (outcome.outcome === 'accepted') sent++
+  }
+  return sent
+}

@@ -1,0 +1,201 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { sqlDateTime } from '../../core/http/formats.js'
+import { Nullable } from '../../core/http/schemas.js'
+import { CampaignDetailStats } from './campaign-stats.schemas.js'
+import type { campaigns, CampaignTargets } from './campaigns.table.js'
+
+export type CampaignRow = typeof campaigns.$inferSelect
+
+// ---- GET /campaigns query (contract §4) -------------------------------------------------------------------
+
+export const CAMPAIGN_SORTS = ['id', 'sent_at', 'changed_at', 'title', 'status'] as const
+export type CampaignSort = (typeof CAMPAIGN_SORTS)[number]
+export const MAX_CAMPAIGN_PAGE = 100
+export const DEFAULT_CAMPAIGN_PAGE = 20
+
+const ID_MAX = 2147483647
+const DAY_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$'
+const Day = (description: string) => Type.String({ pattern: DAY_PATTERN, description })
+/** '' is what form builders and PHP's http_build_query send for "not chosen": no filter, as when absent. */
+const orBlank = <T extends TSchema>(t: T) => Type.Union([t, Type.Literal('')])
+
+/**
+ * Fastify's query parser keeps bracketed names as they are, so `filters[title]=x` (PHP's `filters%5Btitle%5D`
+ * included) arrives as the flat key `filters[title]`, and a 422 names the parameter exactly as it was sent.
+ */
+export const CampaignListQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: ID_MAX, default: 1 })),
+  per_page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_CAMPAIGN_PAGE, default: DEFAULT_CAMPAIGN_PAGE }),
+  ),
+  sort_by: Type.Optional(
+    Type.Union(
+      CAMPAIGN_SORTS.map((s) => Type.Literal(s)),
+      { default: 'id', description: CAMPAIGN_SORTS.join(', ') },
+    ),
+  ),
+  sort_dir: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' })),
+  'filters[title]': Type.Optional(Type.String({ maxLength: 255, description: 'title contains (any case)' })),
+  'filters[subject]': Type.Optional(
+    Type.String({ maxLength: 998, description: 'subject contains (any case)' }),
+  ),
+  'filters[status]': Type.Optional(orBlank(Type.Integer({ minimum: 0, maximum: 32767 }))),
+  'filters[updated_at]': Type.Optional(orBlank(Day('YYYY-MM-DD: last changed on that day (UTC)'))),
+  'filters[date_from]': Type.Optional(orBlank(Day('YYYY-MM-DD: sent on or after that day (UTC)'))),
+  'filters[date_to]': Type.Optional(orBlank(Day('YYYY-MM-DD: sent on or before that day (UTC)'))),
+  'filters[id]': Type.Optional(orBlank(Type.Integer({ minimum: 1, maximum: ID_MAX }))),
+})
+export type CampaignListQueryT = Static<typeof CampaignListQuery>
+
+// ---- POST / PUT body --------------------------------------------------------------------------------------
+
+const HTML_MAX = 4_000_000
+const ListIds = Type.Array(Type.Integer({ minimum: 1, maximum: ID_MAX }), { maxItems: 1000 })
+const SegmentTarget = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100, description: 'segment id' }),
+  list: Type.Integer({ minimum: 1, maximum: ID_MAX, description: 'the list the segment belongs to' }),
+})
+
+/** api.md: "array of list ids, or an object with segments". */
+export const RecipientListsInput = Type.Union(
+  [
+    ListIds,
+    Type.Object({
+      lists: Type.Optional(ListIds),
+      segments: Type.Optional(Type.Array(SegmentTarget, { maxItems: 1000 })),
+    }),
+  ],
+  {
+    description:
+      '[list ids] or {"lists": [list ids], "segments": [{"id": "<segment id>", "list": <list id>}]}',
+  },
+)
+export type RecipientListsInputT = Static<typeof RecipientListsInput>
+
+/**
+ * The optional fields put null first: with Ajv's type coercion a null tried against `string` first would
+ * become '' (and 0 for integers). The service reads null, '' and a template_id of 0 alike as "none".
+ */
+export const CampaignBody = Type.Object({
+  title: Type.String({ minLength: 1, maxLength: 255 }),
+  from_name: Type.String({ minLength: 1, maxLength: 255 }),
+  from_email: Type.String({ minLength: 1, maxLength: 254 }),
+  reply_to: Type.String({ minLength: 1, maxLength: 254 }),
+  subject: Type.String({ minLength: 1, maxLength: 998 }),
+  html_text: Type.String({ minLength: 1, maxLength: HTML_MAX }),
+  recepient_lists: RecipientListsInput,
+  plain_text: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: HTML_MAX })])),
+  template_id: Type.Optional(
+    Type.Union([Type.Null(), Type.Integer({ minimum: 0, maximum: ID_MAX })], {
+      description: "the account's template; 0 or null for none",
+    }),
+  ),
+  scheduled_at: Type.Optional(
+    Type.Union([Type.Null(), Type.String({ maxLength: 100 })], {
+      description:
+        'YYYY-MM-DD HH:MM:SS (UTC), stored only: the campaign stays a draft until POST /campaigns/{id}/schedule',
+    }),
+  ),
+})
+export type CampaignBodyT = Static<typeof CampaignBody>
+
+// ---- Responses --------------------------------------------------------------------------------------------
+
+const DateTime = (description: string) =>
+  Nullable(Type.String({ description: `YYYY-MM-DD HH:MM:SS (UTC); ${description}` }))
+
+const listItemFields = {
+  id: Type.Integer(),
+  from_name: Type.String(),
+  from_email: Type.String(),
+  reply_to: Type.String(),
+  title: Type.String(),
+  subject: Type.String(),
+  sent_at: DateTime('when sending started; null before'),
+  recipients: Type.Integer({ description: 'frozen when sending starts; 0 before' }),
+  status: Type.Integer({ description: '0 draft, 7 scheduled, 1 preparing, 2 sending, 3 sent, 4 errored' }),
+  scheduled_at: DateTime('null when not scheduled'),
+  template_id: Type.Integer({ description: '0 when none' }),
+  archive_url: Type.String({ description: 'public web version of the campaign' }),
+}
+
+/** api.md "Campaign (list item)". */
+export const CampaignListItem = Type.Object(listItemFields)
+export type CampaignListItemT = Static<typeof CampaignListItem>
+
+export const RecipientLists = Type.Object({
+  lists: Type.Array(Type.Integer()),
+  segments: Type.Array(Type.Object({ id: Type.String(), list: Type.Integer() })),
+})
+
+/**
+ * What POST and PUT return: api.md's PUT fields (id, from_name, from_email, reply_to, title, subject, status,
+ * archive_url) within the list item, plus the targets as stored.
+ */
+export const CampaignSaved = Type.Object({ ...listItemFields, recepient_lists: RecipientLists })
+
+/** api.md "Campaign (detail)", plus the content (html_text, plain_text) a client needs to edit it. */
+export const CampaignDetail = Type.Object({
+  ...listItemFields,
+  recepient_lists: RecipientLists,
+  html_text: Type.String(),
+  plain_text: Nullable(Type.String()),
+  stats: CampaignDetailStats,
+})
+
+/** The columns a list item needs: the list reads these only, never the (possibly large) HTML. */
+export type CampaignListRow = Pick<
+  CampaignRow,
+  | 'id'
+  | 'fromName'
+  | 'fromEmail'
+  | 'replyTo'
+  | 'title'
+  | 'subject'
+  | 'sentAt'
+  | 'recipients'
+  | 'status'
+  | 'scheduledAt'
+  | 'templateId'
+>
+
+export function toCampaignListItem(row: CampaignListRow, archiveUrl: string): CampaignListItemT {
+  return {
+    id: row.id,
+    from_name: row.fromName,
+    from_email: row.fromEmail,
+    reply_to: row.replyTo,
+    title: row.title,
+    subject: row.subject,
+    sent_at: sqlDateTime(row.sentAt),
+    recipients: row.recipients,
+    status: row.status,
+    scheduled_at: sqlDateTime(row.scheduledAt),
+    template_id: row.templateId ?? 0,
+    archive_url: archiveUrl,
+  }
+}
+
+export function toRecipientLists(targets: CampaignTargets): Static<typeof RecipientLists> {
+  return {
+    lists: [...targets.lists],
+    segments: targets.segments.map((s) => ({ id: s.id, list: s.list })),
+  }
+}
+
+export function toCampaignSaved(row: CampaignRow, archiveUrl: string): Static<typeof CampaignSaved> {
+  return { ...toCampaignListItem(row, archiveUrl), recepient_lists: toRecipientLists(row.targets) }
+}
+
+export function toCampaignDetail(
+  row: CampaignRow,
+  archiveUrl: string,
+  stats: Static<typeof CampaignDetailStats>,
+): Static<typeof CampaignDetail> {
+  return {
+    ...toCampaignSaved(row, archiveUrl),
+    html_text: row.htmlText,
+    plain_text: row.plainText,
+    stats,
+  }
+}

@@ -1,0 +1,54 @@
+import type { MergeValue } from '../../core/mail/merge-tags.js'
+
+/** The contact columns merge tags can name (contract §7: subscriber fields and custom_fields keys). */
+export interface ContactForMerge {
+  email: string
+  name: string
+  surname: string
+  gender: string
+  company: string | null
+  city: string
+  street: string
+  zip: string
+  country: string
+  phone: string | null
+  pretitle: string
+  surtitle: string
+  birthday: string | null
+  nameday: string | null
+  custom_fields: Record<string, unknown> | null
+}
+
+function scalar(v: unknown): MergeValue {
+  if (v === null || v === undefined) return undefined
+  // A typed custom field is stored as {value, type}; its value is what a merge tag shows.
+  if (typeof v === 'object' && !Array.isArray(v) && 'value' in v) return scalar(v.value)
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v
+  return JSON.stringify(v)
+}
+
+/**
+ * A subscriber's merge variables by lower-cased name: custom fields first, so a custom field can never
+ * hide a subscriber field of the same name. No prototype: `*|constructor|*` renders empty.
+ */
+export function contactMergeVars(c: ContactForMerge): Record<string, MergeValue> {
+  const vars = Object.create(null) as Record<string, MergeValue>
+  for (const [k, v] of Object.entries(c.custom_fields ?? {})) vars[k.toLowerCase()] = scalar(v)
+  Object.assign(vars, {
+    email: c.email,
+    name: c.name,
+    surname: c.surname,
+    gender: c.gender,
+    company: c.company ?? '',
+    city: c.city,
+    street: c.street,
+    zip: c.zip,
+    country: c.country,
+    phone: c.phone ?? '',
+    pretitle: c.pretitle,
+    surtitle: c.surtitle,
+    birthday: c.birthday ?? '',
+    nameday: c.nameday ?? '',
+  })
+  return vars
+}

@@ -1,0 +1,1 @@
+export { transactions, type TransactionItem } from './transactions.table.js'

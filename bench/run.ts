@@ -12,10 +12,27 @@ import { load } from './lib/measure.js'
 import { startBareFastify, startServerProcess, type BenchDb } from './lib/server-process.js'
 import { benchSubscribers } from './subscribers.bench.js'
 import { benchTransactional } from './transactional.bench.js'
+import { benchCampaignStats } from './campaign-stats.bench.js'
+import { benchTracking } from './tracking.bench.js'
+import { benchCampaignSend } from './campaign-send.bench.js'
 import { startPostfixSink } from './lib/smtp-sink.js'
 import { startDnsServer } from '../test/helpers/dns-server.js'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+
+/** The DNS answers that make a domain's published records verify. */
+function zoneOf(records: { type: string; host: string; value: string }[]) {
+  return Object.fromEntries(
+    records.map((r) => [
+      r.host,
+      [
+        r.type === 'MX'
+          ? { type: 'MX' as const, exchange: r.value }
+          : { type: 'TXT' as const, data: r.value },
+      ],
+    ]),
+  )
+}
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2)
@@ -57,19 +74,7 @@ async function main(): Promise<void> {
             results[`transactional.${db}`] = await benchTransactional(
               server,
               sink,
-              (records) =>
-                dns.setZone(
-                  Object.fromEntries(
-                    records.map((r) => [
-                      r.host,
-                      [
-                        r.type === 'MX'
-                          ? { type: 'MX' as const, exchange: r.value }
-                          : { type: 'TXT' as const, data: r.value },
-                      ],
-                    ]),
-                  ),
-                ),
+              (records) => dns.setZone(zoneOf(records)),
               seconds,
             )
           } finally {
@@ -79,6 +84,49 @@ async function main(): Promise<void> {
       } finally {
         sink.stop()
         await dns.close()
+      }
+    }
+    // BENCH_CAMPAIGN_RECIPIENTS sizes the campaign (default 100,000).
+    if (want('campaign-send')) {
+      const sink = await startPostfixSink()
+      if (!sink) throw new Error('smtp-sink not found: apt-get install postfix (only its smtp-sink is used)')
+      const dns = await startDnsServer({}, { autoClose: false })
+      const recipients = Number(process.env.BENCH_CAMPAIGN_RECIPIENTS ?? 100_000)
+      try {
+        for (const db of ['postgres', 'pglite'] as BenchDb[]) {
+          if (db === 'postgres' && !pgUrl) continue
+          const server = await startServerProcess(db, pgUrl, { SMTP_URL: sink.url, DNS_SERVERS: dns.address })
+          try {
+            results[`campaign-send.${db}`] = await benchCampaignSend(
+              server,
+              sink,
+              (records) => dns.setZone(zoneOf(records)),
+              recipients,
+            )
+          } finally {
+            await server.stop()
+          }
+        }
+      } finally {
+        sink.stop()
+        await dns.close()
+      }
+    }
+    // BENCH_STATS_EVENTS sizes the campaign (default 1,000,000 events); PostgreSQL only.
+    if (want('campaign-stats')) {
+      if (!pgUrl) throw new Error('campaign-stats needs PostgreSQL')
+      const server = await startServerProcess('postgres', pgUrl)
+      try {
+        results['campaign-stats.postgres'] = await benchCampaignStats(server, pgUrl)
+      } finally {
+        await server.stop()
+      }
+    }
+    // BENCH_TRACKING_MESSAGES distinct messages (default 100,000); the bench starts its own servers.
+    if (want('tracking')) {
+      for (const db of ['postgres', 'pglite'] as BenchDb[]) {
+        if (db === 'postgres' && !pgUrl) continue
+        results[`tracking.${db}`] = await benchTracking(db, pgUrl, seconds)
       }
     }
   } finally {

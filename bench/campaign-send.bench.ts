@@ -1,0 +1,106 @@
+import fs from 'node:fs'
+import { api, round } from './lib/measure.js'
+import type { ServerProcess } from './lib/server-process.js'
+import type { PostfixSink } from './lib/smtp-sink.js'
+
+export interface CampaignSendFigures {
+  recipients: number
+  /** From the send call to the last message at the sink (preparing included). */
+  totalSeconds: number
+  msgPerSec: number
+  /** From the first message at the sink to the last: the sending rate alone. */
+  sendingMsgPerSec: number
+  peakRssMb: number
+}
+
+const DOMAIN = 'campaign.bench.example'
+
+// About 6 KB of HTML with a style block, five links and merge tags, like a real newsletter.
+const HTML =
+  '<html><head><style>p{font-family:Arial;color:#333} a{color:#0a6}</style></head><body>' +
+  '<h1>Hello *|name|* *|surname|*</h1>' +
+  Array.from(
+    { length: 5 },
+    (_, i) =>
+      `<p>${'Spring collection, new arrivals and offers picked for you. '.repeat(15)}` +
+      `<a href="https://shop.example/p/${i}?utm_source=news">Product ${i}</a></p>`,
+  ).join('') +
+  '<p>*|IF:city|*Shops in *|city|*.*|ELSE:|*Find a shop near you.*|END:IF|*</p>' +
+  '<p><a href="*|UNSUB|*">Unsubscribe</a></p></body></html>'
+
+function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m ? Number(m[1]) / 1024 : 0
+  } catch {
+    return 0
+  }
+}
+
+/**
+ * Issue 4 figure: a campaign to `recipients` subscribers, personalised, tracked and DKIM-signed, sent to
+ * smtp-sink on loopback; messages/s and the server process's peak RSS (its signing threads included).
+ */
+export async function benchCampaignSend(
+  server: ServerProcess,
+  sink: PostfixSink,
+  publish: (records: { type: string; host: string; value: string }[]) => void,
+  recipients: number,
+): Promise<CampaignSendFigures> {
+  const { url, key } = server
+  const domain = (await api(url, key, 'POST', '/domains', { name: DOMAIN, type: 'sending' })).json as {
+    dns: { type: string; host: string; value: string }[]
+  }
+  publish(domain.dns)
+  const verified = (await api(url, key, 'POST', `/domains/${DOMAIN}/verify?type=sending`)).json as {
+    valid: boolean
+  }
+  if (!verified.valid) throw new Error('bench domain did not verify against the local DNS server')
+  const list = (await api(url, key, 'POST', '/lists', { name: 'Campaign bench' })).json as { id: number }
+  for (let i = 0; i < recipients; i += 3000) {
+    const batch = Array.from({ length: Math.min(3000, recipients - i) }, (_, j) => ({
+      email: `reader${i + j}@bench-readers.example`,
+      name: `Reader${i + j}`,
+      surname: 'Bench',
+      city: (i + j) % 2 ? 'Praha' : '',
+    }))
+    const r = await api(url, key, 'POST', `/lists/${list.id}/subscribe-bulk`, { subscriber_data: batch })
+    if (r.status !== 200) throw new Error(`import failed: ${r.status}`)
+  }
+  const created = (
+    await api(url, key, 'POST', '/campaigns', {
+      title: 'Bench',
+      from_name: 'Bench Shop',
+      from_email: `news@${DOMAIN}`,
+      reply_to: `help@${DOMAIN}`,
+      subject: 'New for you, *|name|*',
+      html_text: HTML,
+      recepient_lists: [list.id],
+    })
+  ).json as { id: number }
+
+  const before = sink.count()
+  let peak = rssMb(server.pid)
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.pid))), 100)
+  const started = Date.now()
+  const sent = await api(url, key, 'POST', `/campaigns/${created.id}/send`)
+  if (sent.status !== 200) throw new Error(`send failed: ${sent.status}`)
+  let firstAt = 0
+  const deadline = Date.now() + 900_000
+  while (sink.count() - before < recipients && Date.now() < deadline) {
+    if (!firstAt && sink.count() > before) firstAt = Date.now()
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  const endedAt = Date.now()
+  clearInterval(sampler)
+  const delivered = sink.count() - before
+  if (delivered < recipients) throw new Error(`only ${delivered} of ${recipients} arrived`)
+  const total = (endedAt - started) / 1000
+  return {
+    recipients,
+    totalSeconds: round(total),
+    msgPerSec: Math.round(recipients / total),
+    sendingMsgPerSec: Math.round(recipients / ((endedAt - (firstAt || started)) / 1000)),
+    peakRssMb: Math.round(peak),
+  }
+}

@@ -3,25 +3,11 @@ import type { AppContext } from '../../core/context.js'
 import type { ApiApp } from '../../core/http/app-types.js'
 import { commonErrors } from '../../core/http/schemas.js'
 import { EmailLogPage, EmailLogParams, EmailLogQuery } from './email-log.schemas.js'
-import { createEmailLogService } from './email-log.service.js'
+import { createEmailLogService, foldEventsQuery } from './email-log.service.js'
 
-const EVENTS_KEY = /^events(?:\[\d*\])?$/
-
-/**
- * Fastify's query parser keeps bracketed names as they are: `events[]=open&events[]=click` arrives as
- * `{"events[]": [...]}`, PHP's http_build_query sends `events[0]=open`, and a hand-written URL `events=open`.
- * All of them become one `events` array before validation (which turns a single value into an array).
- */
+/** `events[]`, `events[0]` and `events` all become one `events` array before validation (foldEventsQuery). */
 async function foldEventFilter(req: FastifyRequest): Promise<void> {
-  const query = req.query as Record<string, unknown>
-  const values: unknown[] = []
-  for (const key of Object.keys(query)) {
-    if (!EVENTS_KEY.test(key)) continue
-    const v = query[key]
-    values.push(...(Array.isArray(v) ? v : [v]))
-    delete query[key]
-  }
-  if (values.length > 0) query.events = values
+  foldEventsQuery(req.query as Record<string, unknown>)
 }
 
 export function emailLogRoutes(app: ApiApp, ctx: AppContext): void {

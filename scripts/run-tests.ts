@@ -19,8 +19,8 @@ const root = path.resolve(import.meta.dirname, '..')
 const tmp = path.join(root, '.tmp')
 fs.mkdirSync(tmp, { recursive: true })
 
+/** The test files named (a folder stands for every test file under it), or all of them. */
 function findTestFiles(args: string[]): string[] {
-  if (args.length) return args.map((a) => path.resolve(a))
   const out: string[] = []
   const walk = (dir: string) => {
     if (!fs.existsSync(dir)) return
@@ -30,8 +30,15 @@ function findTestFiles(args: string[]): string[] {
       else if (e.name.endsWith('.test.ts')) out.push(p)
     }
   }
-  walk(path.join(root, 'src'))
-  walk(path.join(root, 'test'))
+  if (args.length === 0) {
+    walk(path.join(root, 'src'))
+    walk(path.join(root, 'test'))
+  }
+  for (const a of args) {
+    const p = path.resolve(a)
+    if (fs.existsSync(p) && fs.statSync(p).isDirectory()) walk(p)
+    else out.push(p)
+  }
   return out.sort()
 }
 
@@ -113,6 +120,11 @@ function runHalf(label: string, files: string[], env: Record<string, string>): P
         process.stdout.write(
           `\n!!! ${label}: a test file failed outside its tests (see "failing tests" above)\n`,
         )
+        result.fail = 1
+      }
+      // Files given but no test ran (a wrong path, a file that registers nothing): never a green run.
+      if (result.pass === 0 && result.fail === 0 && !/ℹ skipped [1-9]/.test(out)) {
+        process.stdout.write(`\n!!! ${label}: no test ran\n`)
         result.fail = 1
       }
       resolve(result)

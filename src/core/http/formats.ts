@@ -1,4 +1,4 @@
-/** The two time formats of api.md, always in UTC. */
+/** The two time formats of api.md, always in UTC, and the parsers of the dates clients send. */
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0')
 
@@ -19,4 +19,28 @@ export function isoMicro(d: Date | null | undefined): string | null
 export function isoMicro(d: Date | null | undefined): string | null {
   if (!d) return null
   return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z')
+}
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
+
+/** A real calendar instant from `YYYY-MM-DD HH:MM:SS` (UTC), or null (2026-02-30 is no date). */
+export function parseSqlDateTime(value: string): Date | null {
+  const m = DATE_TIME.exec(value)
+  if (!m) return null
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number]
+  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s))
+  const same =
+    date.getUTCFullYear() === y &&
+    date.getUTCMonth() === mo - 1 &&
+    date.getUTCDate() === d &&
+    date.getUTCHours() === h &&
+    date.getUTCMinutes() === mi &&
+    date.getUTCSeconds() === s
+  return same ? date : null
+}
+
+/** Midnight UTC of a `YYYY-MM-DD` day, or null when it is no calendar day. */
+export function parseDay(value: string): Date | null {
+  return DAY.test(value) ? parseSqlDateTime(`${value} 00:00:00`) : null
 }

@@ -1,18 +1,12 @@
 import { sql } from 'drizzle-orm'
 import type { AppContext } from '../../core/context.js'
-import { fieldError, notFound } from '../../core/http/errors.js'
+import { fieldError } from '../../core/http/errors.js'
 import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
-import {
-  cancelQueued,
-  findCampaignForSend,
-  hasQueued,
-  moveCampaign,
-  setPaused,
-  type SendableCampaign,
-} from './campaign-send.repo.js'
+import { parseSqlDateTime } from '../../core/http/formats.js'
+import { cancelQueued, hasQueued, moveCampaign, setPaused } from './campaign-send.repo.js'
 import { wakeCampaignSenders } from './campaign-sender.js'
+import { requireCampaign } from './require-campaign.js'
 import { sendTestCopies } from './campaign-test-send.js'
-import { parseSqlDateTime } from './campaigns.input.js'
 import type { CampaignStatus } from './campaigns.table.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'mailer' | 'linkSecret'>
@@ -34,11 +28,7 @@ const wrongStatus = (action: string, status: CampaignStatus) =>
 
 /** The send controls of contract §4: send, schedule, unschedule, pause, resume, cancel and test copies. */
 export function createCampaignActions(ctx: Ctx) {
-  async function campaignOf(accountId: number, id: number): Promise<SendableCampaign> {
-    const c = await findCampaignForSend(ctx.db, id)
-    if (!c || c.account_id !== accountId) throw notFound('Campaign not found')
-    return c
-  }
+  const campaignOf = (accountId: number, id: number) => requireCampaign(ctx, accountId, id)
 
   return {
     /** 0 or 7 → 1 (preparing); a worker freezes the recipients and sends. */
@@ -96,7 +86,7 @@ export function createCampaignActions(ctx: Ctx) {
     /** A sending campaign stops claiming new batches; the batch in hand still goes out, once. */
     async pause(accountId: number, id: number) {
       const c = await campaignOf(accountId, id)
-      if (c.status !== 2 || c.paused_at) throw wrongStatus('paused', c.status)
+      if (c.status !== 2 || c.pausedAt) throw wrongStatus('paused', c.status)
       const now = ctx.clock.now()
       if (!(await setPaused(ctx.db, accountId, id, now, now))) throw wrongStatus('paused', c.status)
       return { id, status: 2 as const, paused: true }
@@ -106,7 +96,7 @@ export function createCampaignActions(ctx: Ctx) {
     async resume(accountId: number, id: number) {
       const c = await campaignOf(accountId, id)
       const now = ctx.clock.now()
-      if (c.status === 2 && c.paused_at) {
+      if (c.status === 2 && c.pausedAt) {
         await setPaused(ctx.db, accountId, id, null, now)
       } else if (c.status === 4 && c.error !== CANCELLED && (await hasQueued(ctx.db, id))) {
         await moveCampaign(ctx.db, accountId, id, [4], 2, now, sql`, error = NULL, paused_at = NULL`)

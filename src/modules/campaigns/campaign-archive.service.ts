@@ -1,7 +1,7 @@
 import type { AppContext } from '../../core/context.js'
 import { notFound } from '../../core/http/errors.js'
 import { compileTemplate } from '../../core/mail/merge-tags.js'
-import { campaignArchiveUrl, readArchiveToken } from './campaign-archive.links.js'
+import { readMessageToken, trackingLinks } from '../tracking/index.js'
 import { findCampaignById } from './campaigns.repo.js'
 
 type Ctx = Pick<AppContext, 'db' | 'config' | 'linkSecret'>
@@ -24,10 +24,10 @@ export function renderArchiveHtml(html: string, archiveUrl: string): string {
 export function createCampaignArchiveService(ctx: Ctx) {
   return {
     async page(token: string): Promise<string> {
-      const id = readArchiveToken(ctx, token)
+      const id = readMessageToken(ctx, 'archive', token)
       const row = id === null ? undefined : await findCampaignById(ctx.db, id)
       if (!row) throw notFound()
-      return renderArchiveHtml(row.htmlText, campaignArchiveUrl(ctx, row.id))
+      return renderArchiveHtml(row.htmlText, trackingLinks(ctx).archive(row.id))
     },
   }
 }

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../core/context.js'
 import { bounceHostFor, type DomainRow } from '../domains/index.js'
 import type { CampaignContent } from './campaign-render.js'
-import type { SendableCampaign } from './campaign-send.repo.js'
+import type { CampaignRow } from './campaigns.schemas.js'
 
 /**
  * What a campaign's mail is made of, from its row and its sending domain. Without a domain (a web version
@@ -9,17 +9,17 @@ import type { SendableCampaign } from './campaign-send.repo.js'
  */
 export function campaignContent(
   ctx: Pick<AppContext, 'config' | 'linkSecret'>,
-  c: SendableCampaign,
+  c: CampaignRow,
   domain: DomainRow | undefined,
 ): CampaignContent {
   return {
     campaignId: c.id,
     subject: c.subject,
-    fromName: c.from_name,
-    fromEmail: c.from_email,
-    replyTo: c.reply_to,
-    html: c.html_text,
-    plainText: c.plain_text,
+    fromName: c.fromName,
+    fromEmail: c.fromEmail,
+    replyTo: c.replyTo,
+    html: c.htmlText,
+    plainText: c.plainText,
     bounceDomain: bounceHostFor(domain?.name ?? 'invalid'),
     dkim: domain && {
       domainName: domain.name,

@@ -1,10 +1,10 @@
+import { findCampaignById } from './campaigns.repo.js'
 import type { AppContext } from '../../core/context.js'
 import { findDomainForAddress } from '../domains/index.js'
 import { findSegments, segmentMembersSql } from '../segments/index.js'
 import { trackableHtml } from './campaign-render.js'
 import {
   errorCampaign,
-  findCampaignForSend,
   finishIfDone,
   freezeRecipients,
   lockPreparing,
@@ -24,29 +24,29 @@ export const CAMPAIGN_DOMAIN_TYPES = ['sending'] as const
 export async function prepareCampaign(ctx: Ctx, campaignId: number): Promise<boolean> {
   return ctx.db.transaction(async (tx) => {
     if (!(await lockPreparing(tx, campaignId))) return false
-    const c = await findCampaignForSend(tx, campaignId)
+    const c = await findCampaignById(tx, campaignId)
     if (!c) return false
     const now = ctx.clock.now()
-    const domain = await findDomainForAddress(tx, c.account_id, c.from_email, CAMPAIGN_DOMAIN_TYPES)
+    const domain = await findDomainForAddress(tx, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES)
     if (!domain?.valid) {
-      const name = c.from_email.slice(c.from_email.lastIndexOf('@') + 1)
+      const name = c.fromEmail.slice(c.fromEmail.lastIndexOf('@') + 1)
       await errorCampaign(tx, c.id, `no verified sending domain for ${name}`, now)
       return true
     }
     // A segment deleted since the campaign was saved no longer selects anyone.
     const segments = await findSegments(
       tx,
-      c.account_id,
+      c.accountId,
       c.targets.segments.map((s) => s.id),
     )
     const n = await freezeRecipients(
       tx,
       c,
       c.targets.lists,
-      segments.map((s) => segmentMembersSql(c.account_id, s.listId, s.filter, now)),
+      segments.map((s) => segmentMembersSql(c.accountId, s.listId, s.filter, now)),
       now,
     )
-    const { links } = trackableHtml({ html: c.html_text, publicUrl: ctx.config.publicUrl })
+    const { links } = trackableHtml({ html: c.htmlText, publicUrl: ctx.config.publicUrl })
     await startSending(tx, c.id, links, n, now)
     if (n === 0) await finishIfDone(tx, c.id, now)
     return true

@@ -2,38 +2,13 @@ import { sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryOne, queryRows } from '../../core/db/sql.js'
 import type { ContactForMerge } from '../messages/index.js'
-import type { CampaignStatus, CampaignTargets } from './campaigns.table.js'
+import type { CampaignRow } from './campaigns.schemas.js'
+import type { CampaignStatus } from './campaigns.table.js'
 
 const iso = (d: Date) => d.toISOString()
-
-export interface SendableCampaign {
-  id: number
-  account_id: number
-  title: string
-  subject: string
-  from_name: string
-  from_email: string
-  reply_to: string
-  html_text: string
-  plain_text: string | null
-  targets: CampaignTargets
-  status: CampaignStatus
-  paused_at: Date | null
-  error: string | null
-}
-
-export async function findCampaignForSend(
-  ex: Executor,
-  id: number,
-  lock = false,
-): Promise<SendableCampaign | undefined> {
-  return queryOne<SendableCampaign>(
-    ex,
-    sql`SELECT id, account_id, title, subject, from_name, from_email, reply_to, html_text, plain_text, targets,
-               status, paused_at, error
-        FROM campaigns WHERE id = ${id} ${lock ? sql`FOR UPDATE` : sql``}`,
-  )
-}
+/** `id IN (...)` for a list of message ids, as one JSON parameter (one statement shape whatever the count). */
+const idIn = (ids: number[]) =>
+  sql`id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::bigint)`
 
 /**
  * Side effect: moves a campaign from `from` statuses to `to`, setting the given columns; the row when it moved,
@@ -81,14 +56,14 @@ export async function setPaused(
  */
 export async function freezeRecipients(
   ex: Executor,
-  c: Pick<SendableCampaign, 'id' | 'account_id' | 'subject'>,
+  c: Pick<CampaignRow, 'id' | 'accountId' | 'subject'>,
   lists: number[],
   segmentContacts: SQL[],
   now: Date,
 ): Promise<number> {
   const sources = [
     sql`SELECT contact_id FROM memberships
-        WHERE account_id = ${c.account_id} AND status = 1
+        WHERE account_id = ${c.accountId} AND status = 1
           AND list_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(lists)}::jsonb)::int)`,
     ...segmentContacts,
   ]
@@ -97,10 +72,10 @@ export async function freezeRecipients(
     sql`WITH frozen AS (
           INSERT INTO messages (account_id, kind, campaign_id, contact_id, email, recipient_name, subject,
                                 status, created_at)
-          SELECT ${c.account_id}, 'campaign', ${c.id}, ct.id, ct.email, btrim(ct.name || ' ' || ct.surname),
+          SELECT ${c.accountId}, 'campaign', ${c.id}, ct.id, ct.email, btrim(ct.name || ' ' || ct.surname),
                  ${c.subject}, 0, ${iso(now)}::timestamptz
           FROM contacts ct
-          WHERE ct.account_id = ${c.account_id} AND ct.suppressed IS NULL
+          WHERE ct.account_id = ${c.accountId} AND ct.suppressed IS NULL
             AND ct.id IN (${sql.join(sources, sql` UNION `)})
           ORDER BY ct.id
           RETURNING 1)
@@ -192,7 +167,7 @@ export async function renewClaim(ex: Executor, ids: number[], until: Date): Prom
   if (ids.length === 0) return
   await ex.execute(
     sql`UPDATE messages SET claimed_until = ${iso(until)}::timestamptz
-        WHERE status = 4 AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::bigint)`,
+        WHERE status = 4 AND ${idIn(ids)}`,
   )
 }
 
@@ -246,7 +221,7 @@ export async function deferClaimed(ex: Executor, ids: number[], error: string, r
   if (ids.length === 0) return
   await ex.execute(
     sql`UPDATE messages SET claimed_until = ${iso(retryAt)}::timestamptz, error = ${error.slice(0, 1000)}
-        WHERE status = 4 AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::bigint)`,
+        WHERE status = 4 AND ${idIn(ids)}`,
   )
 }
 
@@ -255,7 +230,7 @@ export async function releaseClaimed(ex: Executor, ids: number[]): Promise<void>
   if (ids.length === 0) return
   await ex.execute(
     sql`UPDATE messages SET status = 0, claimed_until = NULL
-        WHERE status = 4 AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::bigint)`,
+        WHERE status = 4 AND ${idIn(ids)}`,
   )
 }
 

@@ -142,14 +142,34 @@ describe('campaign sent over SMTP by the worker', async () => {
     assert.deepEqual(Object.keys(bad.body.errors), ['emails.0'])
   })
 
-  it('refuses to send a sent campaign again, and answers 404 to another account', async () => {
+  it('refuses to send a sent campaign again; 404 to another account and unknown ids, 422 to bad ids, 401 without key', async () => {
     const again = await t.req('POST', `/campaigns/${campaignId}/send`)
     assert.equal(again.status, 422)
     assert.ok(again.body.errors.status)
     const other = await t.createAccount('marketer')
-    for (const path of ['send', 'pause', 'resume', 'cancel']) {
-      const res = await t.req('POST', `/campaigns/${campaignId}/${path}`, { key: other.key })
-      assert.equal(res.status, 404, path)
+    const calls: [string, string, unknown?][] = [
+      ['POST', 'send'],
+      ['POST', 'pause'],
+      ['POST', 'resume'],
+      ['POST', 'cancel'],
+      ['POST', 'schedule', { scheduled_at: '2030-01-01 10:00:00' }],
+      ['DELETE', 'schedule'],
+      ['POST', 'test', { emails: ['qa@example.cz'] }],
+    ]
+    for (const [method, path, body] of calls) {
+      const theirs = await t.req(method, `/campaigns/${campaignId}/${path}`, { key: other.key, body })
+      assert.equal(theirs.status, 404, path)
+      assert.deepEqual(theirs.body, { message: 'Campaign not found' })
+      const missing = await t.req(method, `/campaigns/999999/${path}`, { body })
+      assert.equal(missing.status, 404, path)
+      const bad = await t.req(method, `/campaigns/abc/${path}`, { body })
+      assert.equal(bad.status, 422, path)
+      assert.ok(bad.body.errors.id, path)
+      assert.equal((await t.req(method, `/campaigns/${campaignId}/${path}`, { key: null, body })).status, 401)
+    }
+    for (const method of ['POST', 'GET']) {
+      const alias = await t.req(method, `/campaign/${campaignId}/send`, { key: other.key })
+      assert.equal(alias.status, 404)
     }
   })
 })

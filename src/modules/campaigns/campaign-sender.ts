@@ -1,3 +1,5 @@
+import type { CampaignRow } from './campaigns.schemas.js'
+import { findCampaignById } from './campaigns.repo.js'
 import { createHash } from 'node:crypto'
 import type { AppContext } from '../../core/context.js'
 import { createEventRecorder } from '../events/index.js'
@@ -14,7 +16,6 @@ import {
   claimQueued,
   deferClaimed,
   errorCampaign,
-  findCampaignForSend,
   finishIfDone,
   hasQueued,
   markSent,
@@ -25,7 +26,6 @@ import {
   startDueScheduled,
   type AcceptedRow,
   type ClaimedRecipient,
-  type SendableCampaign,
 } from './campaign-send.repo.js'
 import { createCampaignSigner, type CampaignSigner } from './campaign-signer.js'
 
@@ -58,7 +58,7 @@ export function wakeCampaignSenders(): void {
   for (const s of senders) s.wake()
 }
 
-function contentOf(ctx: Ctx, c: SendableCampaign, domain: DomainRow) {
+function contentOf(ctx: Ctx, c: CampaignRow, domain: DomainRow) {
   const content = campaignContent(ctx, c, domain)
   // Threads cache the compiled campaign under this key; the hash keeps two databases' campaign 1 apart.
   const key = `${c.id}:${createHash('sha1').update(JSON.stringify(content)).digest('base64url')}`
@@ -116,9 +116,8 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
   async function sendBatch(campaignId: number): Promise<number> {
     const rows = await claim(campaignId)
     if (rows.length === 0) return 0
-    const c = await findCampaignForSend(ctx.db, campaignId)
-    const domain =
-      c && (await findDomainForAddress(ctx.db, c.account_id, c.from_email, CAMPAIGN_DOMAIN_TYPES))
+    const c = await findCampaignById(ctx.db, campaignId)
+    const domain = c && (await findDomainForAddress(ctx.db, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES))
     if (!c || !domain?.valid) {
       if (c) await errorCampaign(ctx.db, c.id, 'the sending domain is no longer verified', ctx.clock.now())
       await releaseClaimed(
@@ -207,13 +206,13 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
   }
 
   async function settleFailures(
-    c: SendableCampaign,
+    c: CampaignRow,
     refused: { row: ClaimedRecipient; error: string }[],
     deferred: { row: ClaimedRecipient; error: string }[],
   ) {
     const ref = (r: ClaimedRecipient) => ({
       id: r.id,
-      accountId: c.account_id,
+      accountId: c.accountId,
       campaignId: c.id,
       pipelineId: null,
       actionId: null,

@@ -1,3 +1,4 @@
+import { findCampaignById } from './campaigns.repo.js'
 import type { AppContext } from '../../core/context.js'
 import { findDomainForAddress } from '../domains/index.js'
 import { campaignContent } from './campaign-content.js'
@@ -5,8 +6,7 @@ import { contactMergeVars } from '../messages/index.js'
 import { storedSources, type MessageSources } from '../tracking/index.js'
 import { CAMPAIGN_DOMAIN_TYPES } from './campaign-prepare.js'
 import { compileCampaign, renderCampaignHtml } from './campaign-render.js'
-import { findCampaignForSend } from './campaign-send.repo.js'
-import { campaignLinks, campaignTargets, contactForMerge } from './campaign-sources.repo.js'
+import { contactForMerge } from './campaign-sources.repo.js'
 
 type Ctx = Pick<AppContext, 'db' | 'config' | 'linkSecret'>
 
@@ -24,7 +24,7 @@ export function campaignSources(ctx: Ctx): MessageSources {
       if (message.campaignId === 0) return storedSources.links(message)
       const cached = links.get(message.campaignId)
       if (cached) return cached
-      const found = await campaignLinks(ctx.db, message.campaignId)
+      const found = (await findCampaignById(ctx.db, message.campaignId))?.links ?? null
       if (found) {
         if (links.size >= LINK_CACHE_SIZE) links.delete(links.keys().next().value!)
         links.set(message.campaignId, found)
@@ -33,16 +33,16 @@ export function campaignSources(ctx: Ctx): MessageSources {
     },
     async lists(message) {
       if (message.campaignId === 0) return storedSources.lists(message)
-      const targets = await campaignTargets(ctx.db, message.campaignId)
+      const targets = (await findCampaignById(ctx.db, message.campaignId))?.targets
       // Unsubscribing from a campaign leaves the lists it was sent to, those of its segments included.
       return targets ? [...new Set([...targets.lists, ...targets.segments.map((s) => s.list)])] : null
     },
     async html(message) {
       if (message.campaignId === 0 || message.contactId === null) return storedSources.html(message)
-      const c = await findCampaignForSend(ctx.db, message.campaignId)
-      const contact = await contactForMerge(ctx.db, message.contactId)
+      const c = await findCampaignById(ctx.db, message.campaignId)
+      const contact = await contactForMerge(ctx.db, { contactId: message.contactId })
       if (!c || !contact) return null
-      const domain = await findDomainForAddress(ctx.db, c.account_id, c.from_email, CAMPAIGN_DOMAIN_TYPES)
+      const domain = await findDomainForAddress(ctx.db, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES)
       const compiled = compileCampaign(campaignContent(ctx, c, domain))
       return renderCampaignHtml(compiled, {
         messageId: message.id,

@@ -1,4 +1,5 @@
 import { FieldErrorBag } from '../../core/http/errors.js'
+import { parseDay } from '../../core/http/formats.js'
 
 /** A statistics period: `from` inclusive, `to` exclusive (the midnight after the last day asked for). */
 export interface StatsRange {
@@ -7,17 +8,6 @@ export interface StatsRange {
 }
 
 const DAY_MS = 86_400_000
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
-
-/** Midnight UTC of a `YYYY-MM-DD` that names a real day, else null (2026-02-30 is no day). */
-function parseDay(value: string): Date | null {
-  const m = DATE.exec(value)
-  if (!m) return null
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
-  const date = new Date(Date.UTC(y, mo - 1, d))
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d ? date : null
-}
-
 /** The same calendar day one year before `now` (UTC); 29 February falls back to 1 March. */
 function oneYearBefore(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear() - 1, now.getUTCMonth(), now.getUTCDate()))

@@ -3,18 +3,6 @@ import type { Executor } from '../../core/db/client.js'
 import { queryOne, queryRows } from '../../core/db/sql.js'
 import type { DetailEvent } from './campaign-stats.schemas.js'
 
-/** The campaign, when it is the account's: statistics of anyone else's answer 404 like a missing one. */
-export async function findOwnCampaign(
-  ex: Executor,
-  accountId: number,
-  campaignId: number,
-): Promise<{ id: number } | undefined> {
-  return queryOne<{ id: number }>(
-    ex,
-    sql`SELECT id FROM campaigns WHERE id = ${campaignId} AND account_id = ${accountId}`,
-  )
-}
-
 /**
  * Purchases by the campaign's recipients (same account and address) from their first click on it up to
  * seven days later (contract §5). Each purchase counts once even if the address had two rows. The campaign's

@@ -1,17 +1,9 @@
 import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
 import { normalizeEmail } from '../../core/http/email.js'
-import { notFound } from '../../core/http/errors.js'
 import { toPage } from '../../core/db/pagination.js'
-import { readCounters, type Counters } from '../events/index.js'
-// Deep imports: events/index.ts does not export these yet (see the report of issue 4).
-import { campaignLog, type EmailLogQueryT } from '../events/index.js'
-import {
-  campaignConversions,
-  engagedInRange,
-  findOwnCampaign,
-  statsDetailPage,
-} from './campaign-stats.repo.js'
+import { campaignLog, readCounters, type Counters, type EmailLogQueryT } from '../events/index.js'
+import { campaignConversions, engagedInRange, statsDetailPage } from './campaign-stats.repo.js'
 import { parseFromDate, parseStatsRange, type StatsRange } from './campaign-stats.range.js'
 import {
   DEFAULT_STATS_DETAIL_PAGE,
@@ -20,6 +12,7 @@ import {
   type CampaignStatsT,
   type StatsDetailQueryT,
 } from './campaign-stats.schemas.js'
+import { requireCampaign } from './require-campaign.js'
 
 /**
  * `part` of `whole` in per cent, rounded half up to 2 decimals, 0 when `whole` is 0 (contract §5). Integer
@@ -103,11 +96,8 @@ export async function readCampaignDetailStats(
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>
 
 export function createCampaignStatsService(ctx: Ctx) {
-  async function ownCampaign(accountId: number, campaignId: number): Promise<number> {
-    const found = await findOwnCampaign(ctx.db, accountId, campaignId)
-    if (!found) throw notFound('Campaign not found')
-    return found.id
-  }
+  const ownCampaign = async (accountId: number, campaignId: number) =>
+    (await requireCampaign(ctx, accountId, campaignId)).id
 
   return {
     /** `GET /campaigns/{id}/stats` */

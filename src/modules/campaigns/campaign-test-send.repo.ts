@@ -1,20 +1,6 @@
-import { eq, sql } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
-import { queryOne } from '../../core/db/sql.js'
-import { messages, type ContactForMerge, type MessageRow } from '../messages/index.js'
-
-export async function contactByEmail(
-  ex: Executor,
-  accountId: number,
-  email: string,
-): Promise<(ContactForMerge & { id: number }) | undefined> {
-  return queryOne<ContactForMerge & { id: number }>(
-    ex,
-    sql`SELECT id, email, name, surname, gender, company, city, street, zip, country, phone, pretitle,
-               surtitle, birthday, nameday, custom_fields
-        FROM contacts WHERE account_id = ${accountId} AND email = ${email}`,
-  )
-}
+import { messages, type MessageRow } from '../messages/index.js'
 
 export async function insertTestMessage(
   ex: Executor,

@@ -5,8 +5,9 @@ import { campaignContent } from './campaign-content.js'
 import { contactMergeVars, deliver } from '../messages/index.js'
 import { CAMPAIGN_DOMAIN_TYPES } from './campaign-prepare.js'
 import { compileCampaign, renderCampaignHtml, renderCampaignMail } from './campaign-render.js'
-import type { SendableCampaign } from './campaign-send.repo.js'
-import { contactByEmail, insertTestMessage, storeTestHtml } from './campaign-test-send.repo.js'
+import type { CampaignRow } from './campaigns.schemas.js'
+import { contactForMerge } from './campaign-sources.repo.js'
+import { insertTestMessage, storeTestHtml } from './campaign-test-send.repo.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'mailer' | 'linkSecret'>
 
@@ -15,17 +16,17 @@ type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'mailer' | 'linkSecret'>
  * campaign (campaign_id 0), so their opens and clicks work but count in no statistic. An address that is a
  * subscriber gets their own merge values; another gets only its address.
  */
-export async function sendTestCopies(ctx: Ctx, c: SendableCampaign, emails: string[]): Promise<number> {
-  const domain = await findDomainForAddress(ctx.db, c.account_id, c.from_email, CAMPAIGN_DOMAIN_TYPES)
+export async function sendTestCopies(ctx: Ctx, c: CampaignRow, emails: string[]): Promise<number> {
+  const domain = await findDomainForAddress(ctx.db, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES)
   if (!domain?.valid) {
     throw fieldError('from_email', 'The from_email must belong to a verified sending domain.')
   }
   const compiled = compileCampaign(campaignContent(ctx, c, domain))
   let sent = 0
   for (const email of emails) {
-    const contact = await contactByEmail(ctx.db, c.account_id, email)
+    const contact = await contactForMerge(ctx.db, { accountId: c.accountId, email })
     const message = await insertTestMessage(ctx.db, {
-      accountId: c.account_id,
+      accountId: c.accountId,
       contactId: contact?.id ?? null,
       email,
       subject: c.subject,

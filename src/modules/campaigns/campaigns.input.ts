@@ -1,37 +1,15 @@
 import type { AppContext } from '../../core/context.js'
 import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
+import { parseSqlDateTime } from '../../core/http/formats.js'
 import { FieldErrorBag, HttpError } from '../../core/http/errors.js'
+import { ownListIds } from '../lists/index.js'
+import { findSegments } from '../segments/index.js'
 import { requireTemplate } from '../templates/index.js'
 import * as repo from './campaigns.repo.js'
 import type { CampaignBodyT, RecipientListsInputT } from './campaigns.schemas.js'
 import type { CampaignTargets } from './campaigns.table.js'
 
 type Ctx = Pick<AppContext, 'db'>
-
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/
-const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
-
-/** A real calendar instant from `YYYY-MM-DD HH:MM:SS` (UTC), or null (2026-02-30 is no date). */
-export function parseSqlDateTime(value: string): Date | null {
-  const m = DATE_TIME.exec(value)
-  if (!m) return null
-  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number]
-  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s))
-  const same =
-    date.getUTCFullYear() === y &&
-    date.getUTCMonth() === mo - 1 &&
-    date.getUTCDate() === d &&
-    date.getUTCHours() === h &&
-    date.getUTCMinutes() === mi &&
-    date.getUTCSeconds() === s
-  return same ? date : null
-}
-
-/** Midnight UTC of a `YYYY-MM-DD` day, or null when it is no calendar day. */
-export function parseDay(value: string): Date | null {
-  const m = DAY.exec(value)
-  return m ? parseSqlDateTime(`${m[1]}-${m[2]}-${m[3]} 00:00:00`) : null
-}
 
 /** Both shapes of `recepient_lists` as the stored targets, each list and segment once, in the order given. */
 export function toTargets(input: RecipientListsInputT): CampaignTargets {
@@ -52,14 +30,15 @@ async function checkTargets(ctx: Ctx, accountId: number, targets: CampaignTarget
     return
   }
   const listIds = [...new Set([...targets.lists, ...targets.segments.map((s) => s.list)])]
-  const [known, segmentList] = await Promise.all([
-    repo.existingListIds(ctx.db, accountId, listIds),
-    repo.segmentLists(
+  const [known, found] = await Promise.all([
+    ownListIds(ctx.db, accountId, listIds),
+    findSegments(
       ctx.db,
       accountId,
       targets.segments.map((s) => s.id),
     ),
   ])
+  const segmentList = new Map(found.map((s) => [s.id, s.listId]))
   for (const id of listIds) if (!known.has(id)) bag.add(field, `The list ${id} does not exist.`)
   for (const s of targets.segments) {
     const list = segmentList.get(s.id)

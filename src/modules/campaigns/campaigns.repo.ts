@@ -1,7 +1,5 @@
 import { and, eq, gte, ilike, inArray, lt, sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
-import { lists } from '../lists/index.js'
-import { segments } from '../segments/index.js'
 import { campaigns, type CampaignStatus } from './campaigns.table.js'
 import type { CampaignListRow, CampaignRow, CampaignSort } from './campaigns.schemas.js'
 
@@ -142,28 +140,4 @@ export async function deleteEditableCampaign(ex: Executor, accountId: number, id
     .where(and(mine(accountId, id), editable))
     .returning({ id: campaigns.id })
   return rows.length > 0
-}
-
-/** Which of `ids` are lists of the account. */
-export async function existingListIds(ex: Executor, accountId: number, ids: number[]): Promise<Set<number>> {
-  if (ids.length === 0) return new Set()
-  const rows = await ex
-    .select({ id: lists.id })
-    .from(lists)
-    .where(and(eq(lists.accountId, accountId), inArray(lists.id, ids)))
-  return new Set(rows.map((r) => r.id))
-}
-
-/** The account's segments among `ids`, each with the list it belongs to. */
-export async function segmentLists(
-  ex: Executor,
-  accountId: number,
-  ids: string[],
-): Promise<Map<string, number>> {
-  if (ids.length === 0) return new Map()
-  const rows = await ex
-    .select({ id: segments.id, listId: segments.listId })
-    .from(segments)
-    .where(and(eq(segments.accountId, accountId), inArray(segments.id, ids)))
-  return new Map(rows.map((r) => [r.id, r.listId]))
 }

@@ -1,10 +1,12 @@
 import type { AppContext } from '../../core/context.js'
 import { toPage } from '../../core/db/pagination.js'
-import { fieldError, FieldErrorBag, notFound } from '../../core/http/errors.js'
-import { campaignArchiveUrl } from './campaign-archive.links.js'
+import { fieldError, FieldErrorBag } from '../../core/http/errors.js'
+import { trackingLinks } from '../tracking/index.js'
 import { readCampaignDetailStats } from './campaign-stats.service.js'
-import { campaignValues, parseDay } from './campaigns.input.js'
+import { parseDay } from '../../core/http/formats.js'
+import { campaignValues } from './campaigns.input.js'
 import * as repo from './campaigns.repo.js'
+import { requireCampaign } from './require-campaign.js'
 import {
   DEFAULT_CAMPAIGN_PAGE,
   toCampaignDetail,
@@ -19,21 +21,9 @@ import type { CampaignStatus } from './campaigns.table.js'
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'linkSecret'>
 
 const DAY_MS = 86_400_000
-const NOT_FOUND = 'Campaign not found'
 const NOT_EDITABLE = 'The campaign can be changed only while it is a draft (0) or scheduled (7).'
 const KEEPS_SCHEDULE =
   'A scheduled campaign keeps its scheduled_at; DELETE /campaigns/{id}/schedule unschedules it.'
-
-/** The account's campaign, or the contract's 404 (another account's campaign looks missing). */
-export async function requireCampaign(
-  ctx: Pick<AppContext, 'db'>,
-  accountId: number,
-  id: number,
-): Promise<CampaignRow> {
-  const row = await repo.findCampaign(ctx.db, accountId, id)
-  if (!row) throw notFound(NOT_FOUND)
-  return row
-}
 
 const isEditable = (row: CampaignRow) => repo.EDITABLE_STATUSES.includes(row.status)
 
@@ -75,7 +65,7 @@ function listFilter(query: CampaignListQueryT): repo.CampaignFilter {
 }
 
 export function createCampaignService(ctx: Ctx) {
-  const archiveUrl = (id: number) => campaignArchiveUrl(ctx, id)
+  const archiveUrl = trackingLinks(ctx).archive
 
   /** Why a conditional write found nothing: the campaign is gone (404) or no longer editable (422). */
   async function explainMiss(accountId: number, id: number, clearsSchedule = false): Promise<never> {

@@ -12,7 +12,9 @@ export async function createList(t: TestApp, account: TestAccount, name = 'List'
 
 /** A segment row of the list (segments have no write API in this module). */
 export async function addSegment(t: TestApp, accountId: number, listId: number, id: string): Promise<void> {
-  await t.ctx.db.insert(segments).values({ id, accountId, listId, name: `Segment ${id}`, filter: {} })
+  await t.ctx.db
+    .insert(segments)
+    .values({ id, accountId, listId, name: `Segment ${id}`, filter: { tag: 'vip' } })
 }
 
 /** A valid POST/PUT body sent to `lists`, with `overrides` on top. */

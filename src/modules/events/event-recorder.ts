@@ -8,7 +8,6 @@ import {
   unsubscribeEverywhere,
 } from '../subscribers/index.js'
 import { addToCounters, type CounterScope, type Counters } from './counters.repo.js'
-import { stampBounce } from './event-recorder.repo.js'
 import { insertEvent } from './events.repo.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock'>
@@ -118,19 +117,19 @@ export function createEventRecorder(ctx: Ctx) {
       diagnostic: string | null,
     ): Promise<void> {
       const at = now()
-      const stamp = await stampBounce(ex, m.id, kind, at)
+      const stamp = await reachMilestone(ex, m.id, kind === 'hard' ? 'bounced_at' : 'soft_bounced_at', at)
       if (kind === 'hard') {
         await applyHardBounce(ex, m.accountId, m.email, diagnostic, at)
-        if (stamp?.firstOfKind !== false)
+        if (stamp?.first !== false)
           await insertEvent(ex, { ...about(m), event: 'hard_bounce', msg: diagnostic, occurredAt: at })
       } else {
         await applySoftBounce(ex, m.accountId, m.email, diagnostic, at)
         await insertEvent(ex, { ...about(m), event: 'soft_bounce', msg: diagnostic, occurredAt: at })
       }
-      if (stamp && !stamp.refused) {
+      if (stamp && stamp.status !== 2) {
         await count(ex, m, {
-          [kind === 'hard' ? 'hard_bounce' : 'soft_bounce']: stamp.firstOfKind ? 1 : 0,
-          bounce: stamp.firstBounce ? 1 : 0,
+          [kind === 'hard' ? 'hard_bounce' : 'soft_bounce']: stamp.first ? 1 : 0,
+          bounce: stamp.bouncedBefore ? 0 : 1,
         })
       }
     },

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm'
+import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryRows } from '../../core/db/sql.js'
 import { lists } from './lists.table.js'
@@ -20,6 +20,16 @@ export async function insertList(
 
 export async function listLists(ex: Executor, accountId: number): Promise<ListRow[]> {
   return ex.select().from(lists).where(eq(lists.accountId, accountId)).orderBy(asc(lists.id))
+}
+
+/** Which of `ids` are lists of this account (targets and conditions may name only the account's lists). */
+export async function ownListIds(ex: Executor, accountId: number, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set()
+  const rows = await ex
+    .select({ id: lists.id })
+    .from(lists)
+    .where(and(eq(lists.accountId, accountId), inArray(lists.id, ids)))
+  return new Set(rows.map((r) => r.id))
 }
 
 export async function findList(

@@ -77,6 +77,10 @@ export interface MilestoneHit {
   >
   /** True the first time this milestone is reached for the message: unique counts rest on it. */
   first: boolean
+  /** Whether the message had bounced (hard or soft) before this call: `bounce` counts a message once. */
+  bouncedBefore: boolean
+  /** The row's send status (2: the relay refused it, so it was never injected). */
+  status: number
 }
 
 /**
@@ -100,13 +104,17 @@ export async function reachMilestone(
     email: string
     links: string[] | null
     first: boolean
+    bounced_before: boolean
+    status: number
   }>(
     ex,
-    sql`WITH before AS (SELECT ${col} AS was FROM messages WHERE id = ${id} FOR UPDATE)
+    sql`WITH before AS (
+          SELECT ${col} AS was, (bounced_at IS NOT NULL OR soft_bounced_at IS NOT NULL) AS bounced
+          FROM messages WHERE id = ${id} FOR UPDATE)
         UPDATE messages SET ${col} = COALESCE(messages.${col}, ${now.toISOString()}::timestamptz)
         FROM before WHERE messages.id = ${id}
         RETURNING messages.id, account_id, campaign_id, pipeline_id, action_id, contact_id, email, links,
-                  (before.was IS NULL) AS first`,
+                  (before.was IS NULL) AS first, before.bounced AS bounced_before, messages.status`,
   )
   if (!row) return undefined
   return {
@@ -121,5 +129,7 @@ export async function reachMilestone(
       links: row.links,
     },
     first: row.first,
+    bouncedBefore: row.bounced_before,
+    status: Number(row.status),
   }
 }

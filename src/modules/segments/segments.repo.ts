@@ -1,7 +1,6 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryOne } from '../../core/db/sql.js'
-import { lists } from '../lists/index.js'
 import type { Condition } from './condition.js'
 import { conditionSql } from './condition.sql.js'
 import { segments } from './segments.table.js'
@@ -31,16 +30,6 @@ export async function findSegmentRows(ex: Executor, accountId: number, ids: stri
     .select()
     .from(segments)
     .where(and(eq(segments.accountId, accountId), inArray(segments.id, ids)))
-}
-
-/** Which of `ids` are lists of this account (an `in_list` naming another account's list is refused). */
-export async function ownListIds(ex: Executor, accountId: number, ids: number[]): Promise<Set<number>> {
-  if (ids.length === 0) return new Set()
-  const rows = await ex
-    .select({ id: lists.id })
-    .from(lists)
-    .where(and(eq(lists.accountId, accountId), inArray(lists.id, ids)))
-  return new Set(rows.map((r) => r.id))
 }
 
 /**

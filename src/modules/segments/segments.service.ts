@@ -3,7 +3,7 @@ import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
 import { isUniqueViolation } from '../../core/db/errors.js'
 import { FieldErrorBag, validationFailed } from '../../core/http/errors.js'
-import { requireList } from '../lists/index.js'
+import { ownListIds, requireList } from '../lists/index.js'
 import { parseCondition, walkCondition, type Condition } from './condition.js'
 import * as repo from './segments.repo.js'
 import { toSegmentObject, type CreateSegmentInput } from './segments.schemas.js'
@@ -35,7 +35,7 @@ async function checkSegmentCondition(ex: Executor, accountId: number, cond: Cond
     if ('event' in c) bag.add(`${path}.event`, 'Conditions on tracker events are not available yet.')
     if ('in_list' in c) listRefs.push({ id: c.in_list, path: `${path}.in_list` })
   })
-  const own = await repo.ownListIds(
+  const own = await ownListIds(
     ex,
     accountId,
     listRefs.map((r) => r.id),

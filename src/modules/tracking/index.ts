@@ -4,6 +4,7 @@ import { trackingRoutes } from './tracking.routes.js'
 import type { MessageSources } from './tracking.sources.js'
 
 export { readClickToken, readMessageToken, trackingLinks } from './tracking.links.js'
+export { sendMailHtml } from './tracking.routes.js'
 export { storedSources, type MessageSources } from './tracking.sources.js'
 
 /**

@@ -16,6 +16,8 @@ export function trackingLinks(ctx: LinkCtx) {
     click: (messageId: number, index: number) => `${base}/t/c/${s('click', `${messageId}.${index}`)}`,
     unsubscribe: (messageId: number) => `${base}/u/${s('unsub', String(messageId))}`,
     webVersion: (messageId: number) => `${base}/w/${s('web', String(messageId))}`,
+    /** A campaign's public web version (`archive_url`), for nobody in particular. */
+    archive: (campaignId: number) => `${base}/archive/${s('archive', String(campaignId))}`,
     /** Tokens are URL-safe and local-part-safe, so the mailto variant can carry the same token. */
     unsubscribeMailto: (messageId: number, bounceDomain: string) =>
       `mailto:unsubscribe+${s('unsub', String(messageId))}@${bounceDomain}`,
@@ -26,7 +28,7 @@ export function trackingLinks(ctx: LinkCtx) {
 
 const ID = /^[1-9]\d{0,17}$/
 
-/** Message id from a token of the purpose, or null for anything tampered or malformed. */
+/** Message (or, for 'archive', campaign) id from a token of the purpose; null when tampered or malformed. */
 export function readMessageToken(ctx: LinkCtx, purpose: string, token: string): number | null {
   const payload = verifyToken(ctx.linkSecret, purpose, token)
   return payload && ID.test(payload) ? Number(payload) : null

@@ -34,6 +34,14 @@ function noStore(reply: FastifyReply): FastifyReply {
     .header('x-content-type-options', 'nosniff')
 }
 
+/** A mail's own HTML as a page: sandboxed, uncached, no Referer (web versions and campaign archives). */
+export function sendMailHtml(reply: FastifyReply, html: string): FastifyReply {
+  return noStore(reply)
+    .header('content-security-policy', WEB_VERSION_CSP)
+    .type('text/html; charset=utf-8')
+    .send(html)
+}
+
 /** Node refuses header values outside Latin-1; links in mail may hold raw UTF-8 or spaces. */
 function locationHeader(url: string): string {
   return url.replace(/[^\x21-\x7e]+/g, (s) => {
@@ -156,12 +164,6 @@ export function trackingRoutes(app: ApiApp, ctx: AppContext, sources: MessageSou
         response: { 200: html('The message as HTML'), 404: MessageError },
       },
     },
-    async (req, reply) => {
-      const page = await tracking.webVersion(req.params.token)
-      return noStore(reply)
-        .header('content-security-policy', WEB_VERSION_CSP)
-        .type('text/html; charset=utf-8')
-        .send(page)
-    },
+    async (req, reply) => sendMailHtml(reply, await tracking.webVersion(req.params.token)),
   )
 }

@@ -19,6 +19,8 @@ import { startPostfixSink } from './lib/smtp-sink.js'
 import { startDnsServer } from '../test/helpers/dns-server.js'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+/** BENCH_DBS=postgres (or pglite) runs one database only; both by default. */
+const benchDbs = (process.env.BENCH_DBS ?? 'postgres,pglite').split(',').filter(Boolean) as BenchDb[]
 
 /** The DNS answers that make a domain's published records verify. */
 function zoneOf(records: { type: string; host: string; value: string }[]) {
@@ -48,7 +50,7 @@ async function main(): Promise<void> {
       const baseline = await load(`${bare.url}/bare/user123@bench.example`, {}, 64, seconds)
       await bare.stop()
       results.bareFastifyReqPerSec = baseline.reqPerSec
-      for (const db of ['postgres', 'pglite'] as BenchDb[]) {
+      for (const db of benchDbs) {
         if (db === 'postgres' && !pgUrl) continue
         const server = await startServerProcess(db, pgUrl)
         try {
@@ -67,7 +69,7 @@ async function main(): Promise<void> {
       if (!sink) throw new Error('smtp-sink not found: apt-get install postfix (only its smtp-sink is used)')
       const dns = await startDnsServer({}, { autoClose: false })
       try {
-        for (const db of ['postgres', 'pglite'] as BenchDb[]) {
+        for (const db of benchDbs) {
           if (db === 'postgres' && !pgUrl) continue
           const server = await startServerProcess(db, pgUrl, { SMTP_URL: sink.url, DNS_SERVERS: dns.address })
           try {
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
       const dns = await startDnsServer({}, { autoClose: false })
       const recipients = Number(process.env.BENCH_CAMPAIGN_RECIPIENTS ?? 100_000)
       try {
-        for (const db of ['postgres', 'pglite'] as BenchDb[]) {
+        for (const db of benchDbs) {
           if (db === 'postgres' && !pgUrl) continue
           const server = await startServerProcess(db, pgUrl, { SMTP_URL: sink.url, DNS_SERVERS: dns.address })
           try {
@@ -124,7 +126,7 @@ async function main(): Promise<void> {
     }
     // BENCH_TRACKING_MESSAGES distinct messages (default 100,000); the bench starts its own servers.
     if (want('tracking')) {
-      for (const db of ['postgres', 'pglite'] as BenchDb[]) {
+      for (const db of benchDbs) {
         if (db === 'postgres' && !pgUrl) continue
         results[`tracking.${db}`] = await benchTracking(db, pgUrl, seconds)
       }

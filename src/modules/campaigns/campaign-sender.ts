@@ -175,7 +175,11 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
             signed.map(async (m) => {
               const row = byId.get(m.messageId)!
               try {
-                const result = await ctx.mailer.sendRaw(m.envelope, Buffer.from(m.raw), m.smtpMessageId)
+                const result = await ctx.mailer.sendRaw(
+                  m.envelope,
+                  Buffer.from(m.raw.buffer, m.raw.byteOffset, m.raw.byteLength),
+                  m.smtpMessageId,
+                )
                 if (result.rejected.length > 0) {
                   refused.push({ row, error: `recipient refused: ${result.rejected.join(', ')}` })
                 } else {

@@ -1,5 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
-import type { Executor } from './client.js'
+import { createHash } from 'node:crypto'
+import { PgDialect } from 'drizzle-orm/pg-core'
+import type { DbHandle, Executor } from './client.js'
 
 /** Runs a raw statement and returns its rows typed as the caller states (the SQL is the contract). */
 export async function queryRows<T>(ex: Executor, query: SQL): Promise<T[]> {
@@ -24,4 +26,17 @@ export function positionalSql(text: string, values: unknown[] = []): SQL {
     else chunks.push(sql`${values[Number(part) - 1] ?? null}`)
   })
   return sql.join(chunks)
+}
+
+const dialect = new PgDialect()
+
+/**
+ * Runs a statement as a named prepared statement (PostgreSQL plans it once per connection, not on every
+ * call): for the hottest statements, whose planning costs more than their execution. The name is a hash of
+ * the text, so two statements never share a name. Outside any transaction only (it takes its own connection).
+ */
+export async function queryPrepared<T>(handle: DbHandle, query: SQL): Promise<T[]> {
+  const { sql: text, params } = dialect.sqlToQuery(query)
+  const name = `p_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`
+  return (await handle.prepared(name, text, params)).rows as T[]
 }

@@ -5,7 +5,7 @@ import { findTrackedMessage } from '../messages/index.js'
 import { readMessageToken } from '../tracking/tracking.links.js'
 import { classifyInbound, type InboundReport } from './classify.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'linkSecret'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'linkSecret'>
 
 /** What an address at the bounce host stands for; null when it is not one we minted. */
 export type InboundTarget = { kind: 'verp'; messageId: number } | { kind: 'unsubscribe'; messageId: number }
@@ -37,7 +37,7 @@ export async function handleInbound(ctx: Ctx, target: InboundTarget, raw: Buffer
     const done = await events.unsubscribed(target.messageId, async () => null)
     return done ? 'unsubscribe' : 'no_message'
   }
-  const message = await findTrackedMessage(ctx.db, target.messageId)
+  const message = await findTrackedMessage(ctx.dbHandle, target.messageId)
   if (!message) return 'no_message'
   const report = await classifyInbound(raw)
   const detail = [report.status, report.diagnostic].filter(Boolean).join(' ') || null

@@ -9,7 +9,7 @@ import { requireCampaign } from './require-campaign.js'
 import { sendTestCopies } from './campaign-test-send.js'
 import type { CampaignStatus } from './campaigns.table.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'mailer' | 'linkSecret'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret'>
 
 const CANCELLED = 'cancelled'
 const STATUS_NAMES: Record<CampaignStatus, string> = {

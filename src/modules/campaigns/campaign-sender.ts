@@ -29,7 +29,7 @@ import {
 } from './campaign-send.repo.js'
 import { createCampaignSigner, type CampaignSigner } from './campaign-signer.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'mailer' | 'linkSecret' | 'log'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret' | 'log'>
 
 /** Rows one sender claims at a time: the most a crash can send twice. */
 export const SEND_BATCH = 500

@@ -85,7 +85,7 @@ export function driver(t: TestApp, clock: ManualClock) {
   const links = trackingLinks(t.ctx)
   const recorder = createEventRecorder(t.ctx)
   const path = (url: string) => url.slice(t.ctx.config.publicUrl.length)
-  const tracked = async (m: MessageRow) => (await findTrackedMessage(t.ctx.db, m.id))!
+  const tracked = async (m: MessageRow) => (await findTrackedMessage(t.ctx.dbHandle, m.id))!
   return {
     async open(m: MessageRow, when: string) {
       clock.set(at(when))

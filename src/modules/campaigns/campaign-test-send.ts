@@ -9,7 +9,7 @@ import type { CampaignRow } from './campaigns.schemas.js'
 import { contactForMerge } from './campaign-sources.repo.js'
 import { insertTestMessage, storeTestHtml } from './campaign-test-send.repo.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'mailer' | 'linkSecret'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret'>
 
 /**
  * Sends the campaign as it stands to a few addresses, now. The copies are `test` messages outside the

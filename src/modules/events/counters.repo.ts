@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryOne } from '../../core/db/sql.js'
 
@@ -39,31 +39,45 @@ export interface CounterScope {
 const SHARDS = 16
 
 /**
- * Adds `delta` to the counters of a scope, in the caller's transaction (the one that writes the events).
- * The shard follows the message id, so one message always lands on one row and hits of many messages
- * spread over SHARDS rows. Mail outside any campaign or automation is not counted.
+ * The statement that adds `delta` to a scope's counters (creating the shard row on first use): values are
+ * numbers, or SQL read from `source` (a CTE of the caller's statement). Undefined when nothing is to be
+ * counted: mail outside any campaign or automation, or an empty delta. The shard follows the message id, so
+ * one message always lands on one row and hits of many messages spread over SHARDS rows.
  */
+export function counterUpsertSql(
+  scope: CounterScope,
+  messageId: number,
+  delta: Partial<Record<CounterName, number | SQL>>,
+  source?: SQL,
+): SQL | undefined {
+  const pipelineId = scope.pipelineId ?? 0
+  if (scope.campaignId === 0 && pipelineId === 0) return undefined
+  const names = COUNTER_NAMES.filter((n) => delta[n] !== undefined && delta[n] !== 0)
+  if (names.length === 0) return undefined
+  const cols = sql.raw(names.map((n) => `"${n}"`).join(', '))
+  const values = sql.join(
+    names.map((n) => {
+      const v = delta[n]!
+      return typeof v === 'number' ? sql`${v}::bigint` : v
+    }),
+    sql`, `,
+  )
+  const updates = sql.raw(names.map((n) => `"${n}" = stat_counters."${n}" + excluded."${n}"`).join(', '))
+  return sql`INSERT INTO stat_counters (campaign_id, pipeline_id, action_id, shard, ${cols})
+    SELECT ${scope.campaignId}::int, ${pipelineId}::int, ${scope.actionId ?? ''}::text,
+           ${messageId % SHARDS}::smallint, ${values} ${source ? sql`FROM ${source}` : sql``}
+    ON CONFLICT (campaign_id, pipeline_id, action_id, shard) DO UPDATE SET ${updates}`
+}
+
+/** Adds `delta` to the counters of a scope, in the caller's transaction (the one that writes the events). */
 export async function addToCounters(
   ex: Executor,
   scope: CounterScope,
   messageId: number,
   delta: Partial<Counters>,
 ): Promise<void> {
-  const pipelineId = scope.pipelineId ?? 0
-  if (scope.campaignId === 0 && pipelineId === 0) return
-  const names = COUNTER_NAMES.filter((n) => (delta[n] ?? 0) !== 0)
-  if (names.length === 0) return
-  const cols = sql.raw(names.map((n) => `"${n}"`).join(', '))
-  const values = sql.join(
-    names.map((n) => sql`${delta[n] ?? 0}`),
-    sql`, `,
-  )
-  const updates = sql.raw(names.map((n) => `"${n}" = stat_counters."${n}" + excluded."${n}"`).join(', '))
-  // Side effect: creates the shard row on first use, then adds to it.
-  await ex.execute(sql`
-    INSERT INTO stat_counters (campaign_id, pipeline_id, action_id, shard, ${cols})
-    VALUES (${scope.campaignId}, ${pipelineId}, ${scope.actionId ?? ''}, ${messageId % SHARDS}, ${values})
-    ON CONFLICT (campaign_id, pipeline_id, action_id, shard) DO UPDATE SET ${updates}`)
+  const upsert = counterUpsertSql(scope, messageId, delta)
+  if (upsert) await ex.execute(upsert)
 }
 
 /** The summed counters of a scope (zeros when nothing was counted). */

@@ -8,9 +8,9 @@ import {
   unsubscribeEverywhere,
 } from '../subscribers/index.js'
 import { addToCounters, type CounterScope, type Counters } from './counters.repo.js'
-import { insertEvent } from './events.repo.js'
+import { insertEvent, recordHit } from './events.repo.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock'>
 type MessageRef = Omit<TrackedMessage, 'links'>
 
 const about = (m: MessageRef) => ({
@@ -52,15 +52,13 @@ export function createEventRecorder(ctx: Ctx) {
       await count(ex, m, { inject: 1 })
     },
 
-    /** False when the message does not exist. */
+    /** False when the message does not exist. One lookup and one statement (recordHit): a hot path. */
     async opened(messageId: number): Promise<boolean> {
-      return ctx.db.transaction(async (tx) => {
-        const hit = await reachMilestone(tx, messageId, 'first_open_at', now())
-        if (!hit) return false
-        await insertEvent(tx, { ...about(hit.message), event: 'open', occurredAt: now() })
-        await count(tx, hit.message, { open: hit.first ? 1 : 0, total_open: 1 })
-        return true
-      })
+      const message = await findTrackedMessage(ctx.dbHandle, messageId)
+      if (!message) return false
+      const e = { ...about(message), messageId, event: 'open' as const, occurredAt: now() }
+      const hit = await recordHit(ctx.dbHandle, e, 'first_open_at', { unique: 'open', total: 'total_open' })
+      return hit !== undefined
     },
 
     /**
@@ -72,17 +70,14 @@ export function createEventRecorder(ctx: Ctx) {
       index: number,
       campaignLinks?: (m: TrackedMessage) => Promise<string[] | null>,
     ) {
-      const message = await findTrackedMessage(ctx.db, messageId)
+      const message = await findTrackedMessage(ctx.dbHandle, messageId)
       if (!message) return undefined
       const links = message.links ?? (campaignLinks ? await campaignLinks(message) : null)
       const url = links?.[index]
       if (!url) return undefined
-      await ctx.db.transaction(async (tx) => {
-        const hit = await reachMilestone(tx, messageId, 'first_click_at', now())
-        await insertEvent(tx, { ...about(message), event: 'click', url, occurredAt: now() })
-        // No hit: the message was erased between the lookup and now; nothing left to count it for.
-        if (hit) await count(tx, message, { click: hit.first ? 1 : 0, total_click: 1 })
-      })
+      // A message erased between the lookup and now records nothing; the visitor still goes on.
+      const e = { ...about(message), messageId, event: 'click' as const, url, occurredAt: now() }
+      await recordHit(ctx.dbHandle, e, 'first_click_at', { unique: 'click', total: 'total_click' })
       return url
     },
 
@@ -91,7 +86,7 @@ export function createEventRecorder(ctx: Ctx) {
       messageId: number,
       listIds: (m: TrackedMessage) => Promise<number[] | null>,
     ): Promise<boolean> {
-      const message = await findTrackedMessage(ctx.db, messageId)
+      const message = await findTrackedMessage(ctx.dbHandle, messageId)
       if (!message) return false
       const lists = await listIds(message)
       await ctx.db.transaction(async (tx) => {

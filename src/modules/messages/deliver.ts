@@ -18,7 +18,7 @@ interface SmtpFailure {
  * last failed try into a soft bounce with `recordSoftFailure`.
  */
 export async function deliver(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'mailer'>,
+  ctx: Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'mailer'>,
   message: MessageRow,
   mail: OutgoingMail,
 ): Promise<{ outcome: DeliveryOutcome; error?: string }> {
@@ -66,7 +66,7 @@ export function smtpFailure(err: unknown): { outcome: 'hard_bounce' | 'retry'; e
 
 /** The relay kept answering 4xx (or could not be reached) until the retries ran out: a soft bounce. */
 export async function recordSoftFailure(
-  ctx: Pick<AppContext, 'db' | 'clock'>,
+  ctx: Pick<AppContext, 'db' | 'dbHandle' | 'clock'>,
   message: Omit<TrackedMessage, 'links'>,
   error: string,
 ) {

@@ -6,8 +6,10 @@ export {
   markAccepted,
   markRefused,
   queuedOfBatch,
+  milestoneCtes,
   reachMilestone,
   type MessageRow,
+  type Milestone,
   type NewMessage,
   type TrackedMessage,
 } from './messages.repo.js'

@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm'
-import type { Executor } from '../../core/db/client.js'
-import { queryOne } from '../../core/db/sql.js'
+import { eq, sql, type SQL } from 'drizzle-orm'
+import type { DbHandle, Executor } from '../../core/db/client.js'
+import { queryOne, queryPrepared } from '../../core/db/sql.js'
 import { messages } from './messages.table.js'
 
 export type MessageRow = typeof messages.$inferSelect
@@ -19,20 +19,37 @@ export type TrackedMessage = Pick<
   'id' | 'accountId' | 'campaignId' | 'pipelineId' | 'actionId' | 'contactId' | 'email' | 'links'
 >
 
-const trackedColumns = {
-  id: messages.id,
-  accountId: messages.accountId,
-  campaignId: messages.campaignId,
-  pipelineId: messages.pipelineId,
-  actionId: messages.actionId,
-  contactId: messages.contactId,
-  email: messages.email,
-  links: messages.links,
-}
-
-export async function findTrackedMessage(ex: Executor, id: number): Promise<TrackedMessage | undefined> {
-  const [row] = await ex.select(trackedColumns).from(messages).where(eq(messages.id, id))
-  return row
+/**
+ * The message of a tracking token. Every open, click and unsubscribe starts here, so it is a prepared
+ * statement (planned once per connection).
+ */
+export async function findTrackedMessage(handle: DbHandle, id: number): Promise<TrackedMessage | undefined> {
+  const [row] = await queryPrepared<{
+    id: string | number
+    account_id: number
+    campaign_id: number
+    pipeline_id: number | null
+    action_id: string | null
+    contact_id: number | null
+    email: string
+    links: string[] | null
+  }>(
+    handle,
+    sql`SELECT id, account_id, campaign_id, pipeline_id, action_id, contact_id, email, links
+        FROM messages WHERE id = ${id}::bigint`,
+  )
+  return (
+    row && {
+      id: Number(row.id),
+      accountId: row.account_id,
+      campaignId: row.campaign_id,
+      pipelineId: row.pipeline_id,
+      actionId: row.action_id,
+      contactId: row.contact_id,
+      email: row.email,
+      links: row.links,
+    }
+  )
 }
 
 export async function findMessage(ex: Executor, id: number): Promise<MessageRow | undefined> {
@@ -84,6 +101,23 @@ export interface MilestoneHit {
 }
 
 /**
+ * `before` and `stamp` CTEs that stamp the milestone column the first time it is reached: `stamp` returns the
+ * message's tracked columns, `first`, `bounced_before` and `status`. Shared by reachMilestone and by the
+ * one-statement recording of opens and clicks (events.repo recordHit).
+ */
+export function milestoneCtes(id: number, milestone: Milestone, now: Date): SQL {
+  const col = sql.raw(milestone)
+  return sql`before AS (
+      SELECT ${col} AS was, (bounced_at IS NOT NULL OR soft_bounced_at IS NOT NULL) AS bounced
+      FROM messages WHERE id = ${id} FOR UPDATE),
+    stamp AS (
+      UPDATE messages SET ${col} = COALESCE(messages.${col}, ${now.toISOString()}::timestamptz)
+      FROM before WHERE messages.id = ${id}
+      RETURNING messages.id, account_id, campaign_id, pipeline_id, action_id, contact_id, email, links,
+                (before.was IS NULL) AS first, before.bounced AS bounced_before, messages.status)`
+}
+
+/**
  * Side effect: stamps the milestone column the first time it is reached, in one statement, so concurrent
  * hits of one message count one unique open/click/bounce.
  */
@@ -93,7 +127,6 @@ export async function reachMilestone(
   milestone: Milestone,
   now: Date,
 ): Promise<MilestoneHit | undefined> {
-  const col = sql.raw(milestone)
   const row = await queryOne<{
     id: string | number
     account_id: number
@@ -106,16 +139,7 @@ export async function reachMilestone(
     first: boolean
     bounced_before: boolean
     status: number
-  }>(
-    ex,
-    sql`WITH before AS (
-          SELECT ${col} AS was, (bounced_at IS NOT NULL OR soft_bounced_at IS NOT NULL) AS bounced
-          FROM messages WHERE id = ${id} FOR UPDATE)
-        UPDATE messages SET ${col} = COALESCE(messages.${col}, ${now.toISOString()}::timestamptz)
-        FROM before WHERE messages.id = ${id}
-        RETURNING messages.id, account_id, campaign_id, pipeline_id, action_id, contact_id, email, links,
-                  (before.was IS NULL) AS first, before.bounced AS bounced_before, messages.status`,
-  )
+  }>(ex, sql`WITH ${milestoneCtes(id, milestone, now)} SELECT * FROM stamp`)
   if (!row) return undefined
   return {
     message: {

@@ -5,7 +5,7 @@ import { findMessage, findTrackedMessage } from '../messages/index.js'
 import type { MessageSources } from './tracking.sources.js'
 import { readClickToken, readMessageToken } from './tracking.links.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'linkSecret'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'linkSecret'>
 
 /**
  * The pages behind links in mail. The signed token is the only credential; anything wrong with it (tampered,
@@ -46,7 +46,7 @@ export function createTrackingService(ctx: Ctx, sources: MessageSources) {
 
     /** The address an unsubscribe link stands for, for its confirmation page. */
     async unsubscribeTarget(token: string): Promise<{ email: string }> {
-      const message = await messageOf('unsub', token, (id) => findTrackedMessage(ctx.db, id))
+      const message = await messageOf('unsub', token, (id) => findTrackedMessage(ctx.dbHandle, id))
       return { email: message.email }
     },
 

@@ -16,7 +16,7 @@ export const SENDER_DOMAIN_TYPES: readonly DomainType[] = ['transactional', 'sen
 /** Messages of one batch in flight at once: enough to keep a few pooled SMTP connections busy. */
 const CONCURRENCY = 4
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'mailer' | 'config' | 'linkSecret'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'mailer' | 'config' | 'linkSecret'>
 
 export interface BatchResult {
   accepted: number

@@ -1,6 +1,7 @@
+import type { SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import type { EventType, NewEvent } from '../events/index.js'
-import { insertOutboxEvents, type OutboxEvent } from './webhooks.repo.js'
+import { insertOutboxEvents, outboxInsertSql, type OutboxEvent } from './webhooks.repo.js'
 
 /** The webhook `type` of each event we record (contract §9), with SparkPost's bounce class where it has one. */
 const TYPES: Record<EventType, { type: string; bounceClass?: string }> = {
@@ -55,11 +56,16 @@ export function messageEvent(e: NewEvent): Record<string, unknown> {
  * delivered exactly when its cause commits). One statement, which writes nothing for accounts without one.
  */
 export async function enqueueWebhookEvents(ex: Executor, rows: readonly NewEvent[]): Promise<void> {
-  if (rows.length === 0) return
-  const outbox: OutboxEvent[] = rows.map((e) => ({
-    accountId: e.accountId,
-    messageId: e.messageId ?? null,
-    payload: messageEvent(e),
-  }))
-  await insertOutboxEvents(ex, outbox)
+  if (rows.length > 0) await insertOutboxEvents(ex, rows.map(outboxEvent))
 }
+
+/** enqueueWebhookEvents as SQL, for a caller that folds it into its own statement (a CTE). */
+export function webhookOutboxSql(rows: readonly NewEvent[], onlyIf?: SQL): SQL {
+  return outboxInsertSql(rows.map(outboxEvent), onlyIf)
+}
+
+const outboxEvent = (e: NewEvent): OutboxEvent => ({
+  accountId: e.accountId,
+  messageId: e.messageId ?? null,
+  payload: messageEvent(e),
+})

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm'
+import { eq, sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { accountWebhooks, webhookBatches, webhookOutbox } from './webhooks.table.js'
 
@@ -67,11 +67,18 @@ export interface OutboxEvent {
  * account.
  */
 export async function insertOutboxEvents(ex: Executor, rows: readonly OutboxEvent[]): Promise<void> {
-  if (rows.length === 0) return
+  if (rows.length > 0) await ex.execute(outboxInsertSql(rows))
+}
+
+/**
+ * The INSERT of insertOutboxEvents, for callers that fold it into a statement of their own (a CTE).
+ * `onlyIf` guards it with a condition of that statement (e.g. that the event itself was written).
+ */
+export function outboxInsertSql(rows: readonly OutboxEvent[], onlyIf?: SQL): SQL {
   const accountIds = [...new Set(rows.map((r) => r.accountId))]
   const json = JSON.stringify(rows.map((r) => ({ a: r.accountId, m: r.messageId, p: r.payload })))
   // Side effect: INSERT into webhook_outbox (nothing when no enabled webhook matches).
-  await ex.execute(sql`
+  return sql`
     INSERT INTO webhook_outbox (account_id, payload)
     SELECT w.account_id,
            (x.value -> 'p')
@@ -90,5 +97,6 @@ export async function insertOutboxEvents(ex: Executor, rows: readonly OutboxEven
     )})
       AND w.disabled_at IS NULL
       AND (x.value ->> 'a')::int = w.account_id
-    ORDER BY x.ord`)
+      ${onlyIf ? sql`AND ${onlyIf}` : sql``}
+    ORDER BY x.ord`
 }

@@ -25,3 +25,11 @@ export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 21
 export const Deleted = Type.Object({ deleted: Type.Boolean() })
 /** Free-form JSON object (custom fields, props). */
 export const AnyObject = Type.Record(Type.String(), Type.Unknown())
+/**
+ * `[]`, accepted wherever a JSON object (a map) is: PHP's json_encode writes an empty associative array so, and
+ * the Ecomail PHP client sends every field that way. Services read it as `{}`.
+ */
+export const EmptyArray = Type.Array(Type.Unknown(), {
+  maxItems: 0,
+  description: 'an empty map as PHP encodes it ([]), taken as {}',
+})

@@ -26,6 +26,18 @@ describe('lists', async () => {
     assert.match(res.body.created_at, DATE_TIME)
   })
 
+  it('takes custom_fields [] as an empty map (PHP encodes an empty array so)', async () => {
+    const res = await t.req('POST', '/lists', { body: { name: 'From PHP', custom_fields: [] } })
+    assert.equal(res.status, 200, res.text)
+    const shown = await t.req('GET', `/lists/${res.body.id}`)
+    assert.deepEqual(shown.body.list.custom_fields, {})
+    const put = await t.req('PUT', `/lists/${res.body.id}`, { body: { custom_fields: [] } })
+    assert.equal(put.status, 200, put.text)
+    const bad = await t.req('POST', '/lists', { body: { name: 'x', custom_fields: ['a'] } })
+    assert.equal(bad.status, 422)
+    assert.deepEqual(Object.keys(bad.body.errors), ['custom_fields'])
+  })
+
   it('requires a name and validates addresses', async () => {
     const res = await t.req('POST', '/lists', { body: { from_email: 'not-an-address' } })
     assert.equal(res.status, 422)

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { sqlDateTime } from '../../core/http/formats.js'
-import { AnyObject } from '../../core/http/schemas.js'
+import { AnyObject, EmptyArray } from '../../core/http/schemas.js'
 import type { lists } from './lists.table.js'
 
 export type ListRow = typeof lists.$inferSelect
@@ -16,7 +16,7 @@ const listSettings = {
   double_optin: Type.Optional(Type.Boolean()),
   conf_subject: Type.Optional(Type.String({ maxLength: 255 })),
   conf_message: Type.Optional(Type.String({ maxLength: 500_000 })),
-  custom_fields: Type.Optional(AnyObject),
+  custom_fields: Type.Optional(Type.Union([AnyObject, EmptyArray])),
 }
 
 export const CreateListBody = Type.Object({

@@ -17,7 +17,9 @@ function toColumns(input: ListInput): Partial<repo.NewList> {
   if (input.double_optin !== undefined) out.doubleOptin = input.double_optin
   if (input.conf_subject !== undefined) out.confSubject = input.conf_subject
   if (input.conf_message !== undefined) out.confMessage = input.conf_message
-  if (input.custom_fields !== undefined) out.customFields = input.custom_fields
+  // `[]` is PHP's empty map (EmptyArray).
+  if (input.custom_fields !== undefined)
+    out.customFields = Array.isArray(input.custom_fields) ? {} : input.custom_fields
   return out
 }
 

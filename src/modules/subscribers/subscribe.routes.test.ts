@@ -201,10 +201,60 @@ describe('POST /lists/{id}/subscribe', async () => {
     assert.equal(await contactOf(t, 'ok@example.cz'), undefined)
   })
 
-  it('accepts an empty JSON array as empty custom fields (PHP encodes an empty map so)', async () => {
-    const res = await subscribe({ subscriber_data: { email: 'php@example.cz', custom_fields: [] } })
-    assert.equal(res.status, 200)
-    assert.deepEqual((await contactOf(t, 'php@example.cz'))?.customFields, {})
+  it('accepts an empty JSON array as empty custom fields and groups (PHP encodes an empty map so)', async () => {
+    const res = await subscribe({
+      subscriber_data: { email: 'php@example.cz', custom_fields: [], groups: [] },
+    })
+    assert.equal(res.status, 200, res.text)
+    const c = await contactOf(t, 'php@example.cz')
+    assert.deepEqual(c?.customFields, {})
+    assert.deepEqual(c?.groups, {})
+    const update = await t.req('PUT', `/lists/${listId}/update-subscriber`, {
+      body: { email: 'php@example.cz', subscriber_data: { name: 'Php', groups: [], custom_fields: [] } },
+    })
+    assert.equal(update.status, 200, update.text)
+    assert.deepEqual(update.body.groups, {})
+    const bulk = await t.req('POST', `/lists/${listId}/subscribe-bulk`, {
+      body: { subscriber_data: [{ email: 'php2@example.cz', groups: [], custom_fields: [] }] },
+    })
+    assert.deepEqual([bulk.status, bulk.body], [200, { inserts: 1 }])
+    const bulkUpdate = await t.req('PUT', `/lists/${listId}/update-subscribers-bulk`, {
+      body: { subscriber_data: [{ email: 'php2@example.cz', groups: [], custom_fields: [] }] },
+    })
+    assert.deepEqual([bulkUpdate.status, bulkUpdate.body], [200, { updates: 1 }])
+    // Only an empty array stands for a map.
+    const bad = await subscribe({ subscriber_data: { email: 'php3@example.cz', groups: ['a'] } })
+    assert.equal(bad.status, 422)
+    assert.deepEqual(Object.keys(bad.body.errors), ['subscriber_data.groups'])
+  })
+
+  it('reads null as "not given" for status, rating, tags and groups, as the bulk endpoints do', async () => {
+    const email = 'nulls@example.cz'
+    const first = await subscribe({
+      subscriber_data: { email, status: null, rating: null, tags: null, groups: null, custom_fields: null },
+    })
+    assert.equal(first.status, 200, first.text)
+    assert.equal(first.body.status, 1)
+    await subscribe({
+      subscriber_data: { email, rating: 3, tags: ['vip'], groups: { g: ['a'] } },
+      update_existing: true,
+    })
+    const update = await t.req('PUT', `/lists/${listId}/update-subscriber`, {
+      body: { email, subscriber_data: { name: 'N', status: null, rating: null, tags: null, groups: null } },
+    })
+    assert.equal(update.status, 200, update.text)
+    assert.deepEqual(
+      [update.body.name, update.body.status, update.body.rating, update.body.tags, update.body.groups],
+      ['N', 1, 3, ['vip'], { g: ['a'] }],
+    )
+    const zero = await t.req('PUT', `/lists/${listId}/update-subscriber`, {
+      body: { email, subscriber_data: { rating: 0 } },
+    })
+    assert.equal(zero.body.rating, 0)
+    const badStatus = await subscribe({ subscriber_data: { email, status: 0 } })
+    assert.deepEqual(badStatus.body, {
+      errors: { 'subscriber_data.status': ['The selected status is invalid.'] },
+    })
   })
 
   it('two simultaneous subscribes of one new address both succeed on one contact', async () => {

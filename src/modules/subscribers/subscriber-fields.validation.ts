@@ -189,9 +189,10 @@ export function checkCustomFields(
   return errors.length === 0 ? out : undefined
 }
 
-/** Groups: `{group key: [strings]}`. */
+/** Groups: `{group key: [strings]}`; an empty JSON array is an empty object, as for custom fields (PHP). */
 function checkGroups(value: unknown, path: string, bag: FieldErrorBag): Record<string, string[]> | undefined {
   if (value === undefined || value === null) return undefined
+  if (Array.isArray(value) && value.length === 0) return {}
   const valid =
     isPlainObject(value) &&
     Object.values(value).every((g) => Array.isArray(g) && g.every((s) => typeof s === 'string'))

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { isoMicro, sqlDateTime } from '../../core/http/formats.js'
-import { AnyObject, Nullable } from '../../core/http/schemas.js'
+import { AnyObject, EmptyArray, Nullable } from '../../core/http/schemas.js'
 import type { contacts, memberships } from './subscribers.table.js'
 
 /**
@@ -39,6 +39,10 @@ export const CustomFieldValue = Type.Union([
 
 // String first on purpose: with type coercion on, a Null branch tried first would turn "" into null.
 const str = (max = 255) => Type.Optional(Type.Union([Type.String({ maxLength: max }), Type.Null()]))
+// null means "not given", as the service (and the bulk endpoints) read it. A type list, not a union: Ajv
+// coerces only data of none of the listed types, so null stays null (not 0 or [null]) and 0 stays 0.
+const orNull = <T>(schema: Record<string, unknown>) =>
+  Type.Optional(Type.Unsafe<T | null>({ ...schema, type: [schema.type, 'null'] }))
 
 /** `subscriber_data` of subscribe / update-subscriber (email checked by the service, with its own message). */
 export const SubscriberData = Type.Object({
@@ -57,10 +61,12 @@ export const SubscriberData = Type.Object({
   birthday: str(10),
   nameday: str(10),
   source: str(),
-  status: Type.Optional(Type.Integer()),
-  rating: Type.Optional(Type.Number()),
-  tags: Type.Optional(Type.Array(Type.String())),
-  groups: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
+  status: orNull<number>({ type: 'integer' }),
+  rating: orNull<number>({ type: 'number' }),
+  tags: orNull<string[]>({ type: 'array', items: { type: 'string' } }),
+  groups: Type.Optional(
+    Type.Union([Type.Null(), Type.Record(Type.String(), Type.Array(Type.String())), EmptyArray]),
+  ),
   // Checked by the service (5000 characters in total, unique keys after trim + lower-case).
   custom_fields: Type.Optional(Type.Unknown()),
 })

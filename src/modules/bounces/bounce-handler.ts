@@ -1,8 +1,9 @@
 import type { AppContext } from '../../core/context.js'
 import { parseVerpAddress } from '../../core/mail/verp.js'
 import { createEventRecorder } from '../events/index.js'
-import { findTrackedMessage } from '../messages/index.js'
+import { findMessage, findTrackedMessage, type TrackedMessage } from '../messages/index.js'
 import { readMessageToken } from '../tracking/tracking.links.js'
+import { copiesOfRecipient } from '../transactional/index.js'
 import { classifyInbound, type InboundReport } from './classify.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'linkSecret'>
@@ -24,7 +25,22 @@ export function readInboundAddress(
   return unsubId ? { kind: 'unsubscribe', messageId: unsubId } : null
 }
 
-export type InboundOutcome = InboundReport['kind'] | 'unsubscribe' | 'no_message'
+export type InboundOutcome = InboundReport['kind'] | 'unsubscribe' | 'no_message' | 'copy'
+
+/**
+ * True when the report is about a cc or bcc copy of the message rather than its own recipient. A transactional
+ * message goes to its `to` address and that address's copies in one SMTP transaction under one VERP address,
+ * so a copy's bounce or complaint comes back to the same address; counting it against the `to` recipient
+ * would suppress a person whose mail arrived. A report naming any other address (forwarding rewrites
+ * Final-Recipient) still counts for the message's recipient.
+ */
+async function aboutACopy(ctx: Ctx, message: TrackedMessage, recipient: string | undefined) {
+  const named = recipient?.trim().toLowerCase()
+  if (!named || named === message.email.toLowerCase()) return false
+  const batchId = (await findMessage(ctx.db, message.id))?.batchId
+  if (!batchId) return false
+  return (await copiesOfRecipient(ctx.db, batchId, message.email)).includes(named)
+}
 
 /**
  * Applies one inbound message addressed to one of our addresses: a bounce or complaint about the message the
@@ -40,6 +56,12 @@ export async function handleInbound(ctx: Ctx, target: InboundTarget, raw: Buffer
   const message = await findTrackedMessage(ctx.dbHandle, target.messageId)
   if (!message) return 'no_message'
   const report = await classifyInbound(raw)
+  if (
+    report.kind !== 'auto_reply' &&
+    report.kind !== 'unknown' &&
+    (await aboutACopy(ctx, message, report.recipient))
+  )
+    return 'copy'
   const detail = [report.status, report.diagnostic].filter(Boolean).join(' ') || null
   switch (report.kind) {
     case 'hard_bounce':

@@ -11,6 +11,7 @@ import { events } from '../events/index.js'
 import { messages } from '../messages/index.js'
 import { contacts, memberships } from '../subscribers/index.js'
 import { trackingLinks } from '../tracking/tracking.links.js'
+import { messageBatches } from '../transactional/index.js'
 import { startBounceListener } from './bounce-listener.js'
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../../test/fixtures/bounces')
@@ -97,6 +98,37 @@ describe('bounce listener', async () => {
     await send(verp, fixture('human-reply.eml'))
     assert.equal(await statusIn(contact.id), 1)
     assert.deepEqual(await eventsOf(message.id), [])
+  })
+
+  it("a bounce of a cc or bcc copy leaves the message's own recipient alone", async () => {
+    const { contact, message, verp } = await sentTo('buyer@example.com')
+    const [batch] = await t.ctx.db
+      .insert(messageBatches)
+      .values({
+        accountId: t.account.id,
+        fromName: 'Shop',
+        fromEmail: 'orders@shop.example',
+        subject: 'Receipt',
+        text: 'x',
+        copies: { 'buyer@example.com': { cc: ['accounts@example.com'], bcc: ['archive@example.com'] } },
+      })
+      .returning()
+    await t.ctx.db.update(messages).set({ batchId: batch!.id }).where(eq(messages.id, message.id))
+    const userUnknown = fixture('postfix-user-unknown.eml').toString('utf8')
+    for (const copy of ['accounts@example.com', 'Archive@Example.com']) {
+      await send(verp, Buffer.from(userUnknown.replaceAll('jan.novak@example.org', copy)))
+    }
+    assert.equal(await statusIn(contact.id), 1)
+    assert.deepEqual(await eventsOf(message.id), [])
+    // The recipient's own bounce, and one naming an address we never sent to (forwarded), still count.
+    await send(verp, Buffer.from(userUnknown.replaceAll('jan.novak@example.org', 'buyer@example.com')))
+    assert.equal(await statusIn(contact.id), 4)
+    const forwarded = await sentTo('moved@example.com')
+    await send(
+      forwarded.verp,
+      Buffer.from(userUnknown.replaceAll('jan.novak@example.org', 'moved@elsewhere.example')),
+    )
+    assert.equal(await statusIn(forwarded.contact.id), 4)
   })
 
   it('refuses addresses that are not ours or carry a bad signature', async () => {

@@ -28,6 +28,17 @@ describe('templates', async () => {
     assert.deepEqual(Object.keys(res.body.errors).sort(), ['html', 'name'])
   })
 
+  it('refuses a name of spaces on create and update, changing nothing', async () => {
+    const blank = await t.req('POST', '/templates', { body: { name: '   ', html: '<p>x</p>' } })
+    assert.equal(blank.status, 422)
+    assert.deepEqual(blank.body, { errors: { name: ['The name field is required.'] } })
+    const { id } = (await t.req('POST', '/templates', { body: { name: ' Kept ', html: 'x' } })).body
+    const put = await t.req('PUT', `/templates/${id}`, { body: { name: ' \t ' } })
+    assert.equal(put.status, 422)
+    assert.deepEqual(Object.keys(put.body.errors), ['name'])
+    assert.equal((await t.req('GET', `/templates/${id}`)).body.name, 'Kept')
+  })
+
   it('reads, updates and deletes', async () => {
     const { id } = (await t.req('POST', '/templates', { body: { name: 'A', html: '<b>a</b>', folder: 3 } }))
       .body

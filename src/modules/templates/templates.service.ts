@@ -1,11 +1,18 @@
 import type { AppContext } from '../../core/context.js'
-import { notFound } from '../../core/http/errors.js'
+import { fieldError, notFound } from '../../core/http/errors.js'
 import * as repo from './templates.repo.js'
 import { toTemplateObject, type TemplateInput, type TemplateRow } from './templates.schemas.js'
 
+/** The name as stored: trimmed, and never blank (a name of spaces passes the schema's minLength). */
+function templateName(raw: string): string {
+  const name = raw.trim()
+  if (!name) throw fieldError('name', 'The name field is required.')
+  return name
+}
+
 function toValues(input: TemplateInput): repo.TemplateValues {
   const v: repo.TemplateValues = {}
-  if (input.name !== undefined) v.name = input.name.trim()
+  if (input.name !== undefined) v.name = templateName(input.name)
   if (input.html !== undefined) v.html = input.html
   if (input.subject !== undefined) v.subject = input.subject
   if (input.folder !== undefined) v.folder = input.folder
@@ -30,7 +37,7 @@ export function createTemplateService(ctx: Pick<AppContext, 'db' | 'clock'>) {
       const now = ctx.clock.now()
       const row = await repo.insertTemplate(ctx.db, accountId, {
         ...toValues(input),
-        name: input.name.trim(),
+        name: templateName(input.name),
         html: input.html,
         createdAt: now,
         updatedAt: now,

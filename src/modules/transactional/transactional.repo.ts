@@ -14,6 +14,19 @@ export async function insertBatch(ex: Executor, values: NewBatch, now: Date): Pr
   return row!.id
 }
 
+/**
+ * The cc and bcc addresses that went with `email`'s message of a batch (one SMTP transaction, one VERP
+ * address), lower-cased as stored. Reads only that column: a batch row may hold megabytes of attachments.
+ */
+export async function copiesOfRecipient(ex: Executor, batchId: number, email: string): Promise<string[]> {
+  const [row] = await ex
+    .select({ copies: messageBatches.copies })
+    .from(messageBatches)
+    .where(eq(messageBatches.id, batchId))
+  const copies = row?.copies[email.toLowerCase()]
+  return copies ? [...copies.cc, ...copies.bcc] : []
+}
+
 export async function findBatch(ex: Executor, id: number): Promise<BatchRow | undefined> {
   const [row] = await ex.select().from(messageBatches).where(eq(messageBatches.id, id))
   return row

@@ -88,6 +88,17 @@ describe('transactional intake: rules, limits and errors', async () => {
     }
   })
 
+  it('answers the free plan 403 before looking at the body', async () => {
+    for (const path of [SEND, TEMPLATE]) {
+      for (const body of [{}, { message: {} }]) {
+        const res = await t.req('POST', path, { key: free.key, body })
+        assert.equal(res.status, 403, JSON.stringify(res.body))
+        assert.equal(typeof res.body.errors, 'string')
+      }
+    }
+    assert.equal((await t.req('POST', SEND, { key: null, body: {} })).status, 401)
+  })
+
   it('needs from_email on a verified domain of the account', async () => {
     for (const from of [
       'a@unverified.example',
@@ -156,20 +167,29 @@ describe('transactional intake: rules, limits and errors', async () => {
 
   it('allows 100,000 bytes of merge data in total, not one more', async () => {
     const vars = (n: number) => [{ name: 'big', content: 'x'.repeat(n) }]
-    const overhead = JSON.stringify([vars(0), []]).length
-    const fits = MAX_MERGE_DATA_BYTES - overhead
+    const fits = MAX_MERGE_DATA_BYTES
     const ok = await send(msg({ to: NOBODY, global_merge_vars: vars(fits) }))
     assert.equal(ok.status, 200, JSON.stringify(ok.body))
     const over = await errorsOf(msg({ global_merge_vars: vars(fits + 1) }))
     assert.deepEqual(Object.keys(over), ['message.global_merge_vars'])
     // Global and per-recipient data count together.
-    const split = await errorsOf(
+    const halves = (extra: number) =>
       msg({
+        to: NOBODY,
         global_merge_vars: vars(fits / 2),
-        merge_vars: [{ rcpt: 'someone@example.cz', vars: vars(fits / 2) }],
-      }),
-    )
+        merge_vars: [{ rcpt: 'someone@example.cz', vars: vars(fits / 2 + extra) }],
+      })
+    assert.equal((await send(halves(0))).status, 200)
+    const split = await errorsOf(halves(1))
     assert.deepEqual(Object.keys(split), ['message.merge_vars'])
+    // The bytes merged count, not their JSON escapes: 60,000 newlines are 120,000 bytes of JSON.
+    const newlines = await send(
+      msg({ to: NOBODY, global_merge_vars: [{ name: 'nl', content: '\n'.repeat(60_000) }] }),
+    )
+    assert.equal(newlines.status, 200, JSON.stringify(newlines.body))
+    // Multi-byte characters count by their UTF-8 bytes: 50,001 × 2 bytes is over.
+    const wide = await errorsOf(msg({ global_merge_vars: [{ name: 'w', content: 'ř'.repeat(50_001) }] }))
+    assert.deepEqual(Object.keys(wide), ['message.global_merge_vars'])
   })
 
   it('keeps the whole message under 4 MB, attachments counted decoded', async () => {
@@ -202,6 +222,16 @@ describe('transactional intake: rules, limits and errors', async () => {
       }),
     )
     assert.deepEqual(Object.keys(fields).sort(), ['message.attachments.1.name', 'message.attachments.2.type'])
+    // The type becomes a Content-Type header: a line break in it is refused, parameters are fine.
+    const typed = await errorsOf(
+      msg({
+        attachments: [
+          { ...good, type: 'text/plain; charset=utf-8' },
+          { ...good, type: 'text/plain\r\nX-Injected: 1' },
+        ],
+      }),
+    )
+    assert.deepEqual(Object.keys(typed), ['message.attachments.1.type'])
   })
 
   it("sends a template of the account; another account's or a missing one is 404", async () => {

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify'
 import type { AppContext } from '../../core/context.js'
 import type { ApiApp } from '../../core/http/app-types.js'
 import { commonErrors, ErrorString } from '../../core/http/schemas.js'
@@ -7,7 +8,7 @@ import {
   SendResults,
   SendTemplateBody,
 } from './transactional.schemas.js'
-import { createTransactionalService } from './transactional.service.js'
+import { createTransactionalService, requirePlan } from './transactional.service.js'
 import { MAX_MESSAGE_BYTES } from './transactional.validate.js'
 
 const tags = ['Transactional emails']
@@ -17,6 +18,14 @@ const responses = { 200: SendResults, 403: ErrorString, ...commonErrors }
  * 422 for an oversized message must come from the size rule, not a 413, even where BODY_LIMIT_BYTES is lower.
  */
 const MIN_BODY_LIMIT = 2 * MAX_MESSAGE_BYTES
+
+/**
+ * Contract §1/§2: the plan decides before the body does, so a free account hears 403 for any body, as it
+ * would from a plan check in front of the controller, rather than 422 for a body it may never send.
+ */
+async function planFirst(req: FastifyRequest): Promise<void> {
+  requirePlan(req.account)
+}
 
 /** A null optional collection counts as absent (see NULLABLE_COLLECTIONS). */
 async function dropNullCollections(req: { body: unknown }): Promise<void> {
@@ -34,7 +43,7 @@ export function transactionalRoutes(app: ApiApp, ctx: AppContext): void {
     '/transactional/send-message',
     {
       bodyLimit,
-      preValidation: dropNullCollections,
+      preValidation: [planFirst, dropNullCollections],
       schema: {
         tags,
         summary: 'Send a transactional email with custom content',
@@ -48,7 +57,7 @@ export function transactionalRoutes(app: ApiApp, ctx: AppContext): void {
     '/transactional/send-template',
     {
       bodyLimit,
-      preValidation: dropNullCollections,
+      preValidation: [planFirst, dropNullCollections],
       schema: {
         tags,
         summary: 'Send a transactional email from a template',

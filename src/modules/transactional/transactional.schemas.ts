@@ -30,8 +30,14 @@ const RecipientVars = Type.Object({
   vars: Type.Array(MergeVar),
 })
 
+/**
+ * The `type` becomes the part's Content-Type header: no control characters, so a value such as
+ * "text/plain\r\nX-Header: 1" is refused rather than sent as a mangled header.
+ */
+const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f]+$'
+
 const Attachment = Type.Object({
-  type: Type.String({ minLength: 1, maxLength: 255 }),
+  type: Type.String({ minLength: 1, maxLength: 255, pattern: NO_CONTROL_CHARACTERS }),
   name: Type.String({ minLength: 1, maxLength: 255 }),
   content: Type.String({ description: 'base64' }),
 })

@@ -16,7 +16,7 @@ type Ctx = Pick<AppContext, 'db' | 'clock' | 'jobs'>
 
 const INSERT_SLICE = 1000
 
-function requirePlan(account: AuthAccount): void {
+export function requirePlan(account: AuthAccount): void {
   // Contract §2: transactional mail is for the paid and marketer plans.
   if (account.plan === 'free')
     throw planRestricted('Transactional emails are not available on the free plan.')

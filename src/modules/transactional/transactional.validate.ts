@@ -11,7 +11,11 @@ export const RESERVED_MERGE_NAMES: ReadonlySet<string> = new Set([
   'address.email',
   'env_from',
 ])
-/** api.md Limits: merge tags 100,000 bytes in total, measured as the JSON of all merge data received. */
+/**
+ * api.md Limits: merge tags 100,000 bytes in total (inclusive), measured as the UTF-8 bytes of every merge value
+ * as it is inserted, global and per recipient together. Not the JSON received: its escapes (a newline is two
+ * bytes there) and punctuation would refuse data well under the limit.
+ */
 export const MAX_MERGE_DATA_BYTES = 100_000
 /** api.md Limits: the message including attachments under 4 MB (MiB here; attachments counted decoded). */
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024
@@ -48,20 +52,25 @@ function mergeValue(content: unknown): string {
   return JSON.stringify(content)
 }
 
+/** Collects the variables into `into`; answers the bytes of their values (MAX_MERGE_DATA_BYTES). */
 function collectVars(
   vars: readonly { name: string; content?: unknown }[],
   into: Record<string, string>,
   path: string,
   errors: FieldErrorBag,
-): void {
+): number {
+  let bytes = 0
   vars.forEach((v, i) => {
     const name = v.name.trim().toLowerCase()
+    const value = mergeValue(v.content)
+    bytes += Buffer.byteLength(value)
     if (RESERVED_MERGE_NAMES.has(name)) {
       errors.add(`${path}.${i}.name`, `The merge tag name "${v.name}" is reserved.`)
     } else if (name !== '__proto__') {
-      into[name] = mergeValue(v.content)
+      into[name] = value
     }
   })
+  return bytes
 }
 
 // One character class, no repeated group: a group repeated a million times overflows the regexp stack.
@@ -144,16 +153,18 @@ export function prepareMessage(input: MessageInput): PreparedMessage {
   }
   collectRecipients(input, prepared)
 
-  collectVars(input.global_merge_vars ?? [], prepared.globalVars, 'message.global_merge_vars', errors)
+  let mergeBytes = collectVars(
+    input.global_merge_vars ?? [],
+    prepared.globalVars,
+    'message.global_merge_vars',
+    errors,
+  )
   ;(input.merge_vars ?? []).forEach((rv, i) => {
     const rcpt = normalizeEmail(rv.rcpt)
     let vars = prepared.varsByRecipient.get(rcpt)
     if (!vars) prepared.varsByRecipient.set(rcpt, (vars = {}))
-    collectVars(rv.vars, vars, `message.merge_vars.${i}.vars`, errors)
+    mergeBytes += collectVars(rv.vars, vars, `message.merge_vars.${i}.vars`, errors)
   })
-  const mergeBytes = Buffer.byteLength(
-    JSON.stringify([input.global_merge_vars ?? [], input.merge_vars ?? []]),
-  )
   if (mergeBytes > MAX_MERGE_DATA_BYTES) {
     const field = input.merge_vars?.length ? 'message.merge_vars' : 'message.global_merge_vars'
     errors.add(field, `The merge tags must not be greater than ${MAX_MERGE_DATA_BYTES} bytes in total.`)

@@ -36,19 +36,18 @@ export interface CounterScope {
   actionId?: string | null
 }
 
-const SHARDS = 16
+/** Rows each scope's counters are spread over (by message id). */
+export const COUNTER_SHARDS = 16
 
 /**
- * The statement that adds `delta` to a scope's counters (creating the shard row on first use): values are
- * numbers, or SQL read from `source` (a CTE of the caller's statement). Undefined when nothing is to be
+ * The statement that adds `delta` to a scope's counters (creating the shard row on first use). Undefined when nothing is to be
  * counted: mail outside any campaign or automation, or an empty delta. The shard follows the message id, so
- * one message always lands on one row and hits of many messages spread over SHARDS rows.
+ * one message always lands on one row and hits of many messages spread over COUNTER_SHARDS rows.
  */
 export function counterUpsertSql(
   scope: CounterScope,
   messageId: number,
-  delta: Partial<Record<CounterName, number | SQL>>,
-  source?: SQL,
+  delta: Partial<Record<CounterName, number>>,
 ): SQL | undefined {
   const pipelineId = scope.pipelineId ?? 0
   if (scope.campaignId === 0 && pipelineId === 0) return undefined
@@ -56,16 +55,13 @@ export function counterUpsertSql(
   if (names.length === 0) return undefined
   const cols = sql.raw(names.map((n) => `"${n}"`).join(', '))
   const values = sql.join(
-    names.map((n) => {
-      const v = delta[n]!
-      return typeof v === 'number' ? sql`${v}::bigint` : v
-    }),
+    names.map((n) => sql`${delta[n]!}::bigint`),
     sql`, `,
   )
   const updates = sql.raw(names.map((n) => `"${n}" = stat_counters."${n}" + excluded."${n}"`).join(', '))
   return sql`INSERT INTO stat_counters (campaign_id, pipeline_id, action_id, shard, ${cols})
     SELECT ${scope.campaignId}::int, ${pipelineId}::int, ${scope.actionId ?? ''}::text,
-           ${messageId % SHARDS}::smallint, ${values} ${source ? sql`FROM ${source}` : sql``}
+           ${messageId % COUNTER_SHARDS}::smallint, ${values}
     ON CONFLICT (campaign_id, pipeline_id, action_id, shard) DO UPDATE SET ${updates}`
 }
 

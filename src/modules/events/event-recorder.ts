@@ -1,6 +1,13 @@
 import type { AppContext } from '../../core/context.js'
+import { createBatcher } from '../../core/db/batcher.js'
 import type { Executor } from '../../core/db/client.js'
-import { findTrackedMessage, reachMilestone, type TrackedMessage } from '../messages/index.js'
+import {
+  findTrackedMessage,
+  findTrackedMessages,
+  reachMilestone,
+  type TrackedMessage,
+} from '../messages/index.js'
+import { messageEvent } from '../webhooks/index.js'
 import {
   applyComplaint,
   applyHardBounce,
@@ -8,9 +15,15 @@ import {
   unsubscribeEverywhere,
 } from '../subscribers/index.js'
 import { addToCounters, type CounterScope, type Counters } from './counters.repo.js'
-import { insertEvent, recordHit } from './events.repo.js'
+import { insertEvent, recordHits, type Hit } from './events.repo.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock'>
+
+/**
+ * A batch is whatever arrived while the previous ones were in the database; two in flight keep one being
+ * written while the next gathers (more would only queue on the same counter rows).
+ */
+const HIT_BATCHES = { maxBatch: 200, maxInFlight: 2 }
 type MessageRef = Omit<TrackedMessage, 'links'>
 
 const about = (m: MessageRef) => ({
@@ -45,6 +58,19 @@ const count = (
  */
 export function createEventRecorder(ctx: Ctx) {
   const now = () => ctx.clock.now()
+  // Opens and clicks come by the thousand: concurrent ones share one lookup and one write (createBatcher).
+  const trackedMessage = createBatcher((ids: number[]) => findTrackedMessages(ctx.dbHandle, ids), HIT_BATCHES)
+  const recordHit = createBatcher((hits: Hit[]) => recordHits(ctx.dbHandle, hits), HIT_BATCHES)
+  const hit = (message: TrackedMessage, event: 'open' | 'click', url: string | null) => {
+    const e = { ...about(message), event, url, occurredAt: now() }
+    return recordHit({
+      messageId: message.id,
+      event,
+      url,
+      occurredAt: e.occurredAt,
+      payload: messageEvent(e),
+    })
+  }
   return {
     /** The relay accepted the message (transactional, automation and test sends; campaigns count in bulk). */
     async sent(ex: Executor, m: MessageRef): Promise<void> {
@@ -52,13 +78,10 @@ export function createEventRecorder(ctx: Ctx) {
       await count(ex, m, { inject: 1 })
     },
 
-    /** False when the message does not exist. One lookup and one statement (recordHit): a hot path. */
+    /** False when the message does not exist. One lookup and one statement, each shared with other hits. */
     async opened(messageId: number): Promise<boolean> {
-      const message = await findTrackedMessage(ctx.dbHandle, messageId)
-      if (!message) return false
-      const e = { ...about(message), messageId, event: 'open' as const, occurredAt: now() }
-      const hit = await recordHit(ctx.dbHandle, e, 'first_open_at', { unique: 'open', total: 'total_open' })
-      return hit !== undefined
+      const message = await trackedMessage(messageId)
+      return message !== undefined && (await hit(message, 'open', null)) !== undefined
     },
 
     /**
@@ -70,14 +93,13 @@ export function createEventRecorder(ctx: Ctx) {
       index: number,
       campaignLinks?: (m: TrackedMessage) => Promise<string[] | null>,
     ) {
-      const message = await findTrackedMessage(ctx.dbHandle, messageId)
+      const message = await trackedMessage(messageId)
       if (!message) return undefined
       const links = message.links ?? (campaignLinks ? await campaignLinks(message) : null)
       const url = links?.[index]
       if (!url) return undefined
       // A message erased between the lookup and now records nothing; the visitor still goes on.
-      const e = { ...about(message), messageId, event: 'click' as const, url, occurredAt: now() }
-      await recordHit(ctx.dbHandle, e, 'first_click_at', { unique: 'click', total: 'total_click' })
+      await hit(message, 'click', url)
       return url
     },
 

@@ -2,6 +2,7 @@ export { messages, type MessageKind } from './messages.table.js'
 export {
   findMessage,
   findTrackedMessage,
+  findTrackedMessages,
   insertMessages,
   markAccepted,
   markRefused,

@@ -20,11 +20,15 @@ export type TrackedMessage = Pick<
 >
 
 /**
- * The message of a tracking token. Every open, click and unsubscribe starts here, so it is a prepared
- * statement (planned once per connection).
+ * The messages of tracking tokens, in the order of `ids` (undefined where there is none). Every open, click
+ * and unsubscribe starts here, so it is a prepared statement (planned once per connection) that takes a
+ * whole batch of hits at once.
  */
-export async function findTrackedMessage(handle: DbHandle, id: number): Promise<TrackedMessage | undefined> {
-  const [row] = await queryPrepared<{
+export async function findTrackedMessages(
+  handle: DbHandle,
+  ids: readonly number[],
+): Promise<(TrackedMessage | undefined)[]> {
+  const rows = await queryPrepared<{
     id: string | number
     account_id: number
     campaign_id: number
@@ -36,20 +40,28 @@ export async function findTrackedMessage(handle: DbHandle, id: number): Promise<
   }>(
     handle,
     sql`SELECT id, account_id, campaign_id, pipeline_id, action_id, contact_id, email, links
-        FROM messages WHERE id = ${id}::bigint`,
+        FROM messages WHERE id = ANY(${`{${ids.join(',')}}`}::bigint[])`,
   )
-  return (
-    row && {
-      id: Number(row.id),
-      accountId: row.account_id,
-      campaignId: row.campaign_id,
-      pipelineId: row.pipeline_id,
-      actionId: row.action_id,
-      contactId: row.contact_id,
-      email: row.email,
-      links: row.links,
-    }
+  const byId = new Map(
+    rows.map((row) => [
+      Number(row.id),
+      {
+        id: Number(row.id),
+        accountId: row.account_id,
+        campaignId: row.campaign_id,
+        pipelineId: row.pipeline_id,
+        actionId: row.action_id,
+        contactId: row.contact_id,
+        email: row.email,
+        links: row.links,
+      },
+    ]),
   )
+  return ids.map((id) => byId.get(id))
+}
+
+export async function findTrackedMessage(handle: DbHandle, id: number): Promise<TrackedMessage | undefined> {
+  return (await findTrackedMessages(handle, [id]))[0]
 }
 
 export async function findMessage(ex: Executor, id: number): Promise<MessageRow | undefined> {

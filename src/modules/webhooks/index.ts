@@ -3,7 +3,12 @@ import type { ModuleDef } from '../registry.js'
 import { createWebhookDeliverer, type RoundReport, type WebhookDeliverer } from './webhook-delivery.js'
 import { webhookRoutes } from './webhooks.routes.js'
 
-export { enqueueWebhookEvents, webhookOutboxSql } from './webhook-events.js'
+export {
+  enqueueWebhookEvents,
+  messageEvent,
+  webhookOutboxFromSql,
+  webhookOutboxSql,
+} from './webhook-events.js'
 export { accountWebhooks, webhookBatches, webhookOutbox } from './webhooks.table.js'
 
 const running = new WeakMap<AppContext, WebhookDeliverer>()

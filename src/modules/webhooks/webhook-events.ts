@@ -3,6 +3,8 @@ import type { Executor } from '../../core/db/client.js'
 import type { EventType, NewEvent } from '../events/index.js'
 import { insertOutboxEvents, outboxInsertSql, type OutboxEvent } from './webhooks.repo.js'
 
+export { outboxInsertFromSql as webhookOutboxFromSql } from './webhooks.repo.js'
+
 /** The webhook `type` of each event we record (contract §9), with SparkPost's bounce class where it has one. */
 const TYPES: Record<EventType, { type: string; bounceClass?: string }> = {
   send: { type: 'delivery' },

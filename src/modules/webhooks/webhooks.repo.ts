@@ -75,28 +75,35 @@ export async function insertOutboxEvents(ex: Executor, rows: readonly OutboxEven
  * `onlyIf` guards it with a condition of that statement (e.g. that the event itself was written).
  */
 export function outboxInsertSql(rows: readonly OutboxEvent[], onlyIf?: SQL): SQL {
-  const accountIds = [...new Set(rows.map((r) => r.accountId))]
   const json = JSON.stringify(rows.map((r) => ({ a: r.accountId, m: r.messageId, p: r.payload })))
+  return outboxInsertFromSql(
+    sql`(SELECT (v ->> 'a')::int AS account_id, (v ->> 'm')::bigint AS message_id, v -> 'p' AS payload, ord
+         FROM jsonb_array_elements(${json}::jsonb) WITH ORDINALITY AS j(v, ord))`,
+    onlyIf,
+  )
+}
+
+/**
+ * The INSERT of the events a relation of the caller's statement holds, with columns `account_id`,
+ * `message_id`, `payload` (the message_event object) and `ord` (their order): for statements that gather
+ * many events at once, such as a batch of tracking hits. Events of accounts without an enabled webhook are
+ * left out here, so callers need not know whether there is one.
+ */
+export function outboxInsertFromSql(source: SQL, onlyIf?: SQL): SQL {
   // Side effect: INSERT into webhook_outbox (nothing when no enabled webhook matches).
   return sql`
     INSERT INTO webhook_outbox (account_id, payload)
     SELECT w.account_id,
-           (x.value -> 'p')
+           x.payload
              || jsonb_build_object('subject', coalesce(m.subject, ''))
              || CASE WHEN m.batch_id IS NULL THEN '{}'::jsonb
                      ELSE jsonb_build_object('transmission_id', m.batch_id::text) END
              || jsonb_build_object('rcpt_meta',
-                  coalesce(x.value -> 'p' -> 'rcpt_meta', '{}'::jsonb) || jsonb_build_object('subaccount', a.name))
-    FROM account_webhooks w
+                  coalesce(x.payload -> 'rcpt_meta', '{}'::jsonb) || jsonb_build_object('subaccount', a.name))
+    FROM ${source} x
+    JOIN account_webhooks w ON w.account_id = x.account_id AND w.disabled_at IS NULL
     JOIN accounts a ON a.id = w.account_id
-    CROSS JOIN LATERAL jsonb_array_elements(${json}::jsonb) WITH ORDINALITY AS x(value, ord)
-    LEFT JOIN messages m ON m.id = (x.value ->> 'm')::bigint
-    WHERE w.account_id IN (${sql.join(
-      accountIds.map((id) => sql`${id}`),
-      sql`, `,
-    )})
-      AND w.disabled_at IS NULL
-      AND (x.value ->> 'a')::int = w.account_id
-      ${onlyIf ? sql`AND ${onlyIf}` : sql``}
+    LEFT JOIN messages m ON m.id = x.message_id
+    ${onlyIf ? sql`WHERE ${onlyIf}` : sql``}
     ORDER BY x.ord`
 }

@@ -1,34 +1,7 @@
 import type Mail from 'nodemailer/lib/mailer/index.js'
-import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
+import { DKIM_HEADERS, signingKey } from './dkim-sign.js'
 import type { OutgoingMail } from './mailer.js'
-
-/**
- * Headers covered by DKIM signatures: nodemailer's defaults plus both unsubscribe headers, which mailbox
- * providers only honour for one-click unsubscribe when they are signed (RFC 8058 §4).
- */
-const DKIM_HEADERS =
-  'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:' +
-  'Content-ID:Content-Description:Resent-Date:Resent-From:Resent-Sender:Resent-To:Resent-Cc:Resent-Message-ID:' +
-  'In-Reply-To:References:List-Id:List-Help:List-Unsubscribe:List-Unsubscribe-Post:List-Subscribe:List-Post:' +
-  'List-Owner:List-Archive'
-
-/**
- * Parsed DKIM keys by their PEM text. Handing nodemailer the PEM made node parse the RSA key again for every
- * signature, which cost several times the signing itself; a parsed KeyObject is reused. Bounded: a process
- * signs for a handful of domains at a time.
- */
-const parsedKeys = new Map<string, KeyObject>()
-const PARSED_KEYS_MAX = 100
-
-function signingKey(pem: string): KeyObject {
-  let key = parsedKeys.get(pem)
-  if (!key) {
-    key = createPrivateKey(pem)
-    if (parsedKeys.size >= PARSED_KEYS_MAX) parsedKeys.delete(parsedKeys.keys().next().value!)
-    parsedKeys.set(pem, key)
-  }
-  return key
-}
 
 /** Maps our message to nodemailer's options; header values are single-line (CR/LF stripped) by construction. */
 export function toNodemailer(mail: OutgoingMail, messageIdDomain: string): Mail.Options {

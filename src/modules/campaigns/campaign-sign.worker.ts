@@ -1,5 +1,4 @@
-import nodemailer from 'nodemailer'
-import { toNodemailer } from '../../core/mail/compose.js'
+import { buildRawMessage } from '../../core/mail/raw-message.js'
 import type { Envelope } from '../../core/mail/mailer.js'
 import {
   compileCampaign,
@@ -23,8 +22,6 @@ export interface SignedMessage {
   raw: Uint8Array
 }
 
-// nodemailer builds the MIME tree and signs it (DKIM) into a buffer; no connection is involved here.
-const builder = nodemailer.createTransport({ streamTransport: true, buffer: true })
 const compiled = new Map<string, CompiledCampaign>()
 const CACHE_SIZE = 8
 
@@ -40,18 +37,16 @@ function compiledFor(task: SignTask): CompiledCampaign {
 }
 
 /** Renders, composes and DKIM-signs each recipient's message (run in a worker thread by campaign-signer.ts). */
-export default async function signCampaignMail(task: SignTask): Promise<SignedMessage[]> {
+export default function signCampaignMail(task: SignTask): SignedMessage[] {
   const c = compiledFor(task)
-  const out: SignedMessage[] = []
-  for (const r of task.recipients) {
+  return task.recipients.map((r) => {
     const mail = renderCampaignMail(c, r)
-    const info = await builder.sendMail(toNodemailer(mail, c.content.bounceDomain))
-    out.push({
+    const { raw, messageId } = buildRawMessage(mail, c.content.bounceDomain)
+    return {
       messageId: r.messageId,
       envelope: { from: mail.returnPath ?? mail.from.address, to: [r.email] },
-      smtpMessageId: info.messageId,
-      raw: info.message as Buffer,
-    })
-  }
-  return out
+      smtpMessageId: messageId,
+      raw: Buffer.from(raw, 'utf8'),
+    }
+  })
 }

@@ -8,7 +8,7 @@ export interface CampaignSigner {
 }
 
 export function createCampaignSigner(threads: number): CampaignSigner {
-  if (threads <= 0) return { sign: signCampaignMail, close: async () => undefined }
+  if (threads <= 0) return { sign: async (task) => signCampaignMail(task), close: async () => undefined }
   const filename = new URL('./campaign-sign.worker.ts', import.meta.url).href
   const pool = new Piscina<SignTask, SignedMessage[]>({
     filename,

@@ -1,0 +1,153 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { generateKeyPairSync } from 'node:crypto'
+import nodemailer from 'nodemailer'
+import { simpleParser, type ParsedMail } from 'mailparser'
+import { dkimVerify } from 'mailauth'
+import { toNodemailer } from './compose.js'
+import { dkimSignMessage } from './dkim-sign.js'
+import type { OutgoingMail } from './mailer.js'
+import { buildRawMessage } from './raw-message.js'
+
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+const dkim = {
+  domainName: 'shop.example',
+  keySelector: 'td1',
+  privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+}
+const publicB64 = publicKey.export({ type: 'spki', format: 'der' }).toString('base64')
+
+async function verify(message: string) {
+  const resolver = async (name: string, type: string) => {
+    if (name === 'td1._domainkey.shop.example' && type === 'TXT') return [[`v=DKIM1; k=rsa; p=${publicB64}`]]
+    throw Object.assign(new Error('nx'), { code: 'ENOTFOUND' })
+  }
+  const { results } = await dkimVerify(message, { resolver })
+  return results.map((r) => r.status.result)
+}
+
+/** The same mail through nodemailer's own pipeline: what campaign mail used to be, and transactional still is. */
+async function viaNodemailer(mail: OutgoingMail): Promise<string> {
+  const t = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' })
+  return ((await t.sendMail(toNodemailer(mail, 'shop.example'))).message as Buffer).toString()
+}
+
+/** What a mail client shows of a message. */
+function seen(p: ParsedMail) {
+  return {
+    from: p.from?.value,
+    to: Array.isArray(p.to) ? p.to.map((a) => a.value) : p.to?.value,
+    replyTo: p.replyTo?.value,
+    subject: p.subject,
+    messageId: p.messageId,
+    text: p.text,
+    html: p.html,
+    unsubscribe: p.headers.get('list-unsubscribe'),
+    unsubscribePost: p.headers.get('list-unsubscribe-post'),
+  }
+}
+
+const LONG = 'Nabídka týdne pro věrné zákazníky, kteří nakupují pravidelně a rádi, '.repeat(3)
+const base: OutgoingMail = {
+  from: { name: 'Obchod "U Lípy", s.r.o.', address: 'news@shop.example' },
+  to: [{ name: 'Jana Nováková', address: 'jana@example.cz' }],
+  replyTo: 'help@shop.example',
+  subject: `Žluťoučký kůň: ${LONG}`,
+  messageId: '<42.abc@shop.example>',
+  headers: {
+    'List-Unsubscribe': '<https://t.shop.example/u/NDI.x>, <mailto:unsubscribe+NDI.x@shop.example>',
+    'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+  },
+  text: `Dobrý den,\n\n${LONG}\n.\nTrailing spaces here   \n= sign and tabs\there\r\nend`,
+  html: `<html><body><p style="color:#333">${LONG}</p><p>a = b &amp; 100 %</p>${'<span>x</span>'.repeat(40)}</body></html>`,
+  dkim,
+}
+
+describe('buildRawMessage', () => {
+  it('shows a mail client what nodemailer would: addresses, encoded subject, both parts, headers', async () => {
+    const ours = buildRawMessage(base, 'shop.example').raw
+    assert.deepEqual(seen(await simpleParser(ours)), seen(await simpleParser(await viaNodemailer(base))))
+    const parsed = await simpleParser(ours)
+    assert.equal(parsed.subject, base.subject)
+    assert.equal(parsed.from?.value[0]?.name, 'Obchod "U Lípy", s.r.o.')
+    assert.equal(parsed.text?.replace(/\r\n/g, '\n'), base.text!.replace(/\r\n/g, '\n'))
+  })
+
+  it('writes CRLF line ends only and no line longer than 78 characters', () => {
+    const ours = buildRawMessage(base, 'shop.example').raw
+    assert.doesNotMatch(ours.replace(/\r\n/g, ''), /[\r\n]/)
+    for (const line of ours.split('\r\n')) assert.ok(line.length <= 78, line)
+  })
+
+  it('signs it so that an independent verifier passes it, unsubscribe headers included', async () => {
+    const ours = buildRawMessage(base, 'shop.example').raw
+    assert.deepEqual(await verify(ours), ['pass'])
+    const h = /\bh=([^;]+)/.exec(ours.split('\r\n\r\n')[0]!.replace(/\s+/g, ''))![1]!
+    assert.ok(h.split(':').includes('list-unsubscribe') && h.split(':').includes('list-unsubscribe-post'), h)
+    const changed = ours.replace(
+      'List-Unsubscribe-Post: List-Unsubscribe=One-Click',
+      'List-Unsubscribe-Post: x',
+    )
+    assert.deepEqual(await verify(changed), ['fail'])
+    // mailauth calls a body that no longer matches its hash "neutral": anything but a pass.
+    assert.notDeepEqual(await verify(ours.replace('Dobr=C3=BD den', 'Dobr=C3=BD Den')), ['pass'])
+  })
+
+  it('keeps CR and LF in any value out of the header lines', async () => {
+    const mail = {
+      ...base,
+      subject: 'Hi\r\nBcc: victim@example.com',
+      to: [{ name: 'A\nB', address: 'a@example.cz' }],
+    }
+    const ours = buildRawMessage(mail, 'shop.example').raw
+    assert.doesNotMatch(ours, /^Bcc:/im)
+    assert.equal((await simpleParser(ours)).subject, 'Hi Bcc: victim@example.com')
+  })
+
+  it('makes a single-part message when there is only HTML or only text', async () => {
+    for (const mail of [
+      { ...base, text: undefined },
+      { ...base, html: undefined },
+    ]) {
+      const ours = buildRawMessage(mail, 'shop.example').raw
+      assert.doesNotMatch(ours, /multipart/i)
+      const parsed = await simpleParser(ours)
+      if (mail.html) assert.equal(parsed.html, mail.html)
+      else assert.equal(parsed.text?.replace(/\r\n/g, '\n'), base.text!.replace(/\r\n/g, '\n'))
+      assert.deepEqual(await verify(ours), ['pass'])
+    }
+  })
+
+  it('refuses what a bulk message never has (attachments, Cc, Bcc)', () => {
+    const cc = { ...base, cc: [{ address: 'c@example.cz' }] }
+    assert.throws(() => buildRawMessage(cc, 'shop.example'), /no attachments, Cc or Bcc/)
+  })
+})
+
+describe('dkimSignMessage', () => {
+  it('canonicalises folded headers, squeezed spaces and trailing blank lines as RFC 6376 relaxed says', async () => {
+    const raw =
+      'From:   Shop <news@shop.example>\r\n' +
+      'To: jana@example.cz\r\n' +
+      'Subject: a  long\r\n\t folded   subject \r\n' +
+      'Message-ID: <1@shop.example>\r\n' +
+      'X-Not-Signed: 1\r\n' +
+      '\r\n' +
+      'line with trailing spaces   \r\n' +
+      'tabs\t\tand  spaces\r\n' +
+      '\r\n' +
+      'last\r\n' +
+      '\r\n\r\n'
+    const signed = dkimSignMessage(raw, dkim)
+    assert.deepEqual(await verify(signed), ['pass'])
+    assert.match(signed.split('\r\n\r\n')[0]!.replace(/\s+/g, ''), /h=from:subject:message-id:to;/)
+    // Relaxed canonicalisation: what only changes whitespace keeps the signature valid.
+    const respaced = signed.replace('tabs\t\tand  spaces', 'tabs and spaces').replace(/\r\n\r\n\r\n$/, '\r\n')
+    assert.deepEqual(await verify(respaced), ['pass'])
+  })
+
+  it('signs a message with an empty body', async () => {
+    const signed = dkimSignMessage('From: news@shop.example\r\nSubject: empty\r\n\r\n', dkim)
+    assert.deepEqual(await verify(signed), ['pass'])
+  })
+})

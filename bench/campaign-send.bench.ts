@@ -1,5 +1,5 @@
 import fs from 'node:fs'
-import { api, round } from './lib/measure.js'
+import { api, machineBusyMs, processCpuMs, round } from './lib/measure.js'
 import type { ServerProcess } from './lib/server-process.js'
 import type { PostfixSink } from './lib/smtp-sink.js'
 
@@ -11,6 +11,13 @@ export interface CampaignSendFigures {
   /** From the first message at the sink to the last: the sending rate alone. */
   sendingMsgPerSec: number
   peakRssMb: number
+  /**
+   * CPU per message from the send call to the last message: the server process (threads included), and the
+   * whole machine (PostgreSQL, smtp-sink and this bench too). Steadier from run to run than msg/s on a
+   * shared machine, so changes are compared by these.
+   */
+  serverCpuMsPerMsg: number
+  machineCpuMsPerMsg: number
 }
 
 const DOMAIN = 'campaign.bench.example'
@@ -83,6 +90,8 @@ export async function benchCampaignSend(
   let peak = rssMb(server.pid)
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.pid))), 100)
   const started = Date.now()
+  const serverCpu0 = processCpuMs(server.pid)
+  const machine0 = machineBusyMs()
   const sent = await api(url, key, 'POST', `/campaigns/${created.id}/send`)
   if (sent.status !== 200) throw new Error(`send failed: ${sent.status}`)
   let firstAt = 0
@@ -92,6 +101,8 @@ export async function benchCampaignSend(
     await new Promise((r) => setTimeout(r, 20))
   }
   const endedAt = Date.now()
+  const serverCpu = processCpuMs(server.pid) - serverCpu0
+  const machineCpu = machineBusyMs() - machine0
   clearInterval(sampler)
   const delivered = sink.count() - before
   if (delivered < recipients) throw new Error(`only ${delivered} of ${recipients} arrived`)
@@ -102,5 +113,7 @@ export async function benchCampaignSend(
     msgPerSec: Math.round(recipients / total),
     sendingMsgPerSec: Math.round(recipients / ((endedAt - (firstAt || started)) / 1000)),
     peakRssMb: Math.round(peak),
+    serverCpuMsPerMsg: round(serverCpu / recipients, 2),
+    machineCpuMsPerMsg: round(machineCpu / recipients, 2),
   }
 }

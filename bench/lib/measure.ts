@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import autocannon from 'autocannon'
 
 export interface Timing {
@@ -64,4 +65,27 @@ export async function api(
   const text = await res.text()
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`)
   return { status: res.status, json: text ? JSON.parse(text) : undefined }
+}
+
+/** CPU time (ms, user + system) a process has used so far, from /proc (0 where there is none). */
+export function processCpuMs(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command; in clock ticks (100/s).
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return 0
+  }
+}
+
+/** CPU time (ms) the whole machine has spent busy so far, every core and process together, from /proc/stat. */
+export function machineBusyMs(): number {
+  try {
+    const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+    // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+    const busy = cpu.slice(0, 8).reduce((a, b) => a + b, 0) - (cpu[3] ?? 0) - (cpu[4] ?? 0)
+    return busy * 10
+  } catch {
+    return 0
+  }
 }

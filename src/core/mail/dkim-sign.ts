@@ -40,12 +40,16 @@ const relaxedHeader = (name: string, value: string) =>
 
 /** RFC 6376 §3.4.4: the body in "relaxed" form: spaces squeezed, none at line ends, no empty lines at the end. */
 function relaxedBody(body: string): string {
-  const squeezed = body
-    .replace(/[ \t]+\r\n/g, '\r\n')
-    .replace(/[ \t]+/g, ' ')
-    .replace(/[ \t]+$/, '')
-    .replace(/(\r\n)+$/, '')
-  return squeezed.length > 0 ? `${squeezed}\r\n` : ''
+  // Most bodies need no squeezing (quoted-printable leaves no space at a line end): one scan decides.
+  const squeezed = /[ \t]\r\n|\t| {2}|[ \t]$/.test(body)
+    ? body
+        .replace(/[ \t]+\r\n/g, '\r\n')
+        .replace(/[ \t]+/g, ' ')
+        .replace(/ $/, '')
+    : body
+  let end = squeezed.length
+  while (end >= 2 && squeezed.charCodeAt(end - 2) === 13 && squeezed.charCodeAt(end - 1) === 10) end -= 2
+  return end > 0 ? `${squeezed.slice(0, end)}\r\n` : ''
 }
 
 /**

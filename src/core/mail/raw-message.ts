@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import MimeNode from 'nodemailer/lib/mime-node/index.js'
 import { encode as qpEncode, wrap as qpWrap } from 'nodemailer/lib/qp/index.js'
 import { toNodemailer } from './compose.js'
@@ -35,9 +35,13 @@ export function buildRawMessage(
   ]
   if (parts.length === 0) parts.push(textPart('text/plain', ''))
   const opts = toNodemailer(mail, messageIdDomain)
-  const boundary = `--_TdS-${randomBytes(8).toString('hex')}`
+  // randomUUID draws from a buffered pool; MimeNode would call randomBytes for a boundary of its own.
+  const unique = randomUUID()
+  const boundary = `--_TdS-${unique}`
   const single = parts.length === 1 ? parts[0]! : undefined
-  const root = new MimeNode(single ? single.type : `multipart/alternative; boundary="${boundary}"`)
+  const root = new MimeNode(single ? single.type : `multipart/alternative; boundary="${boundary}"`, {
+    baseBoundary: unique,
+  })
   // Without content of its own, MimeNode leaves the transfer encoding to us.
   if (single) root.setHeader('Content-Transfer-Encoding', 'quoted-printable')
   // MimeNode takes address objects (as MailComposer gives it) though its types only list strings; objects

@@ -1,6 +1,7 @@
 import nodemailer from 'nodemailer'
 import type { Mailer } from './mailer.js'
 import { toNodemailer } from './compose.js'
+import { createRawSmtpPool } from './smtp-raw-pool.js'
 
 export interface SmtpOptions {
   url: string
@@ -8,11 +9,13 @@ export interface SmtpOptions {
   maxConnections?: number
 }
 
-/** Pooled SMTP relay client. */
+/**
+ * Pooled SMTP relay client: nodemailer's pool for mail it composes, a pool of bare sessions for mail that
+ * comes ready-made (sendRaw); each keeps up to `maxConnections` sessions.
+ */
 export function createSmtpMailer(opts: SmtpOptions): Mailer {
   const url = new URL(opts.url)
-  const transport = nodemailer.createTransport({
-    pool: true,
+  const relay = {
     host: url.hostname,
     port: Number(url.port || (url.protocol === 'smtps:' ? 465 : 25)),
     secure: url.protocol === 'smtps:',
@@ -20,10 +23,16 @@ export function createSmtpMailer(opts: SmtpOptions): Mailer {
       ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) }
       : undefined,
     maxConnections: opts.maxConnections ?? 5,
+  }
+  // A relay on the same host often has no certificate for "localhost"; STARTTLS stays opportunistic.
+  const rejectUnauthorized = url.searchParams.get('tls_verify') !== '0' && url.hostname !== '127.0.0.1'
+  const transport = nodemailer.createTransport({
+    pool: true,
+    ...relay,
     maxMessages: Infinity,
-    // A relay on the same host often has no certificate for "localhost"; STARTTLS stays opportunistic.
-    tls: { rejectUnauthorized: url.searchParams.get('tls_verify') !== '0' && url.hostname !== '127.0.0.1' },
+    tls: { rejectUnauthorized },
   })
+  const rawPool = createRawSmtpPool({ ...relay, rejectUnauthorized })
   return {
     async send(mail) {
       const info = await transport.sendMail(toNodemailer(mail, opts.messageIdDomain))
@@ -33,16 +42,10 @@ export function createSmtpMailer(opts: SmtpOptions): Mailer {
         rejected: info.rejected.map(String),
       }
     },
-    async sendRaw(envelope, raw, messageId) {
-      const info = await transport.sendMail({ envelope: { from: envelope.from, to: envelope.to }, raw })
-      return {
-        messageId,
-        accepted: info.accepted.map(String),
-        rejected: info.rejected.map(String),
-      }
-    },
+    sendRaw: (envelope, raw, messageId) => rawPool.send(envelope, raw, messageId),
     async close() {
       transport.close()
+      await rawPool.close()
     },
   }
 }

@@ -1,0 +1,145 @@
+import { after, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import type { AddressInfo } from 'node:net'
+import { SMTPServer } from 'smtp-server'
+import { createRawSmtpPool } from './smtp-raw-pool.js'
+
+/** A relay that wants a login, counts its sessions and keeps every message byte for byte. */
+async function startRelay() {
+  const received: { to: string[]; raw: string }[] = []
+  let sessions = 0
+  const server = new SMTPServer({
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    closeTimeout: 500,
+    onConnect(_session, cb) {
+      sessions++
+      cb()
+    },
+    onAuth(auth, _session, cb) {
+      if (auth.username === 'tidings' && auth.password === 'p@ss word') return cb(null, { user: 'tidings' })
+      cb(new Error('bad login'))
+    },
+    onRcptTo(address, _session, cb) {
+      if (address.address.startsWith('refused@'))
+        return cb(Object.assign(new Error('no such user'), { responseCode: 550 }))
+      if (address.address.startsWith('later@'))
+        return cb(Object.assign(new Error('try later'), { responseCode: 451 }))
+      cb()
+    },
+    onData(stream, session, cb) {
+      const chunks: Buffer[] = []
+      stream.on('data', (c: Buffer) => chunks.push(c))
+      stream.on('end', () => {
+        received.push({
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString(),
+        })
+        cb()
+      })
+    },
+  })
+  server.on('error', () => undefined)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    received,
+    sessions: () => sessions,
+  }
+}
+
+const message = (n: number) =>
+  Buffer.from(
+    `From: news@shop.example\r\nTo: r${n}@example.cz\r\nSubject: ${n}\r\n\r\n` +
+      // A line starting with a dot must arrive as it was (the client stuffs it, the server unstuffs it).
+      `Hello ${n}\r\n.\r\n..two dots\r\nend\r\n`,
+  )
+
+describe('raw SMTP pool', async () => {
+  const relay = await startRelay()
+  const pool = createRawSmtpPool({
+    host: '127.0.0.1',
+    port: relay.port,
+    secure: false,
+    auth: { user: 'tidings', pass: 'p@ss word' },
+    rejectUnauthorized: false,
+    maxConnections: 3,
+  })
+  after(() => pool.close())
+
+  it('logs in and delivers concurrent messages byte for byte over at most maxConnections sessions', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, n) =>
+        pool.send(
+          { from: 'bounces+x@shop.example', to: [`r${n}@example.cz`] },
+          message(n),
+          `<${n}@shop.example>`,
+        ),
+      ),
+    )
+    assert.deepEqual(
+      results.map((r) => r.accepted),
+      Array.from({ length: 40 }, (_, n) => [`r${n}@example.cz`]),
+    )
+    assert.equal(results[7]!.messageId, '<7@shop.example>')
+    assert.equal(relay.received.length, 40)
+    for (const m of relay.received) {
+      const n = Number(/^Subject: (\d+)/m.exec(m.raw)![1])
+      assert.equal(m.raw, message(n).toString())
+      assert.deepEqual(m.to, [`r${n}@example.cz`])
+    }
+    assert.ok(relay.sessions() <= 3, `${relay.sessions()} sessions`)
+  })
+
+  it('reports a refused recipient with its reply code and keeps the session for the next message', async () => {
+    const before = relay.sessions()
+    await assert.rejects(
+      pool.send({ from: 'b@shop.example', to: ['refused@example.cz'] }, message(1), '<r@shop.example>'),
+      (err: { responseCode?: number }) => err.responseCode === 550,
+    )
+    await assert.rejects(
+      pool.send({ from: 'b@shop.example', to: ['later@example.cz'] }, message(2), '<l@shop.example>'),
+      (err: { responseCode?: number }) => err.responseCode === 451,
+    )
+    const ok = await pool.send(
+      { from: 'b@shop.example', to: ['fine@example.cz'] },
+      message(3),
+      '<f@shop.example>',
+    )
+    assert.deepEqual(ok.accepted, ['fine@example.cz'])
+    assert.equal(relay.sessions(), before, 'no new session was needed')
+  })
+
+  it('fails a send when the relay cannot be reached, and refuses sends once closed', async () => {
+    const nowhere = createRawSmtpPool({
+      host: '127.0.0.1',
+      port: 1,
+      secure: false,
+      rejectUnauthorized: false,
+      maxConnections: 2,
+    })
+    await assert.rejects(
+      nowhere.send({ from: 'b@x.cz', to: ['a@x.cz'] }, message(1), '<1@x>'),
+      /ECONNREFUSED/,
+    )
+    await nowhere.close()
+    await assert.rejects(nowhere.send({ from: 'b@x.cz', to: ['a@x.cz'] }, message(1), '<1@x>'), /closed/)
+  })
+
+  it('refuses a wrong login', async () => {
+    const wrong = createRawSmtpPool({
+      host: '127.0.0.1',
+      port: relay.port,
+      secure: false,
+      auth: { user: 'tidings', pass: 'nope' },
+      rejectUnauthorized: false,
+      maxConnections: 1,
+    })
+    after(() => wrong.close())
+    await assert.rejects(
+      wrong.send({ from: 'b@x.cz', to: ['a@x.cz'] }, message(1), '<1@x>'),
+      /Invalid login|bad login/,
+    )
+  })
+})

@@ -2,7 +2,7 @@ import type { DkimKey, MailAddress, OutgoingMail } from '../../core/mail/mailer.
 import { escapeHtml } from '../../core/mail/merge-tags.js'
 import { htmlToTextPart } from '../../core/mail/text-part.js'
 import { verpAddress } from '../../core/mail/verp.js'
-import { randomToken } from '../../core/ids.js'
+import { randomUUID } from 'node:crypto'
 import { trackingLinks, type LinkCtx } from '../tracking/tracking.links.js'
 
 /** One rendered message for one recipient, before the tracking and envelope parts are added. */
@@ -94,7 +94,8 @@ export function composeMessage(ctx: LinkCtx, c: MessageContent): ComposedMessage
     subject: c.subject,
     headers,
     returnPath: verpAddress(ctx.linkSecret, `m${c.messageId}`, c.bounceDomain),
-    messageId: `<${c.messageId}.${randomToken(9)}@${c.bounceDomain}>`,
+    // randomUUID draws from a buffered pool (randomBytes would be a system call per message).
+    messageId: `<${c.messageId}.${randomUUID().slice(0, 13)}@${c.bounceDomain}>`,
   }
   if (c.cc?.length) mail.cc = c.cc
   if (c.bcc?.length) mail.bcc = c.bcc

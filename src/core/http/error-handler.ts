@@ -77,7 +77,11 @@ export async function errorHandler(err: FastifyError | HttpError, req: FastifyRe
     reply.headers(err.headers)
     return reply.code(err.statusCode).send(err.body)
   }
-  const fe = err as FastifyError & { validation?: AjvIssue[] }
+  const fe = err as FastifyError & { validation?: AjvIssue[]; validationContext?: string }
+  // Contract §1: an unknown record is a 404. A path id that is no id at all (`/lists/abc`, or past the
+  // integer range) names no record either, as with Laravel's numeric route constraints.
+  if (fe.validation && fe.validationContext === 'params')
+    return reply.code(404).send({ message: 'Not Found' })
   if (fe.validation) return reply.code(422).send({ errors: validationErrors(fe.validation) })
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -163,8 +163,8 @@ describe('campaign sent over SMTP by the worker', async () => {
       const missing = await t.req(method, `/campaigns/999999/${path}`, { body })
       assert.equal(missing.status, 404, path)
       const bad = await t.req(method, `/campaigns/abc/${path}`, { body })
-      assert.equal(bad.status, 422, path)
-      assert.ok(bad.body.errors.id, path)
+      assert.equal(bad.status, 404, path)
+      assert.deepEqual(bad.body, { message: 'Not Found' }, path)
       assert.equal((await t.req(method, `/campaigns/${campaignId}/${path}`, { key: null, body })).status, 401)
     }
     for (const method of ['POST', 'GET']) {

@@ -131,7 +131,7 @@ describe('campaign statistics', async () => {
     const theirs = await insertCampaign(t, other.id, 'Theirs')
     assert.equal((await stats('', undefined, theirs)).status, 404)
     assert.equal((await stats('', other.key, theirs)).status, 200)
-    assert.equal((await t.req('GET', '/campaigns/abc/stats')).status, 422)
+    assert.equal((await t.req('GET', '/campaigns/abc/stats')).status, 404)
     assert.equal((await t.req('GET', `/campaigns/${id}/stats`, { key: null })).status, 401)
   })
 

@@ -191,15 +191,15 @@ describe('campaigns CRUD', async () => {
     assert.equal(d.status, 3)
   })
 
-  it('answers 404 for an unknown id and 422 for a non-numeric one', async () => {
+  it('answers 404 for an unknown id and for a non-numeric one', async () => {
     for (const method of ['GET', 'PUT', 'DELETE']) {
       const body = method === 'PUT' ? campaignBody([listA]) : undefined
       const missing = await t.req(method, '/campaigns/999999', { body })
       assert.equal(missing.status, 404)
       assert.deepEqual(missing.body, { message: 'Campaign not found' })
       const bad = await t.req(method, '/campaigns/abc', { body })
-      assert.equal(bad.status, 422)
-      assert.deepEqual(Object.keys(bad.body.errors), ['id'])
+      assert.equal(bad.status, 404)
+      assert.deepEqual(bad.body, { message: 'Not Found' })
     }
   })
 

@@ -113,9 +113,11 @@ describe('lists', async () => {
     assert.equal((await t.req('GET', '/lists', { key: 'wrong' })).status, 401)
   })
 
-  it('rejects a non-numeric id with a field error', async () => {
-    const res = await t.req('GET', '/lists/abc')
-    assert.equal(res.status, 422)
-    assert.ok(res.body.errors.id)
+  it('answers 404 for a path id that is no id (non-numeric, zero, past the integer range)', async () => {
+    for (const id of ['abc', '0', '99999999999']) {
+      const res = await t.req('GET', `/lists/${id}`)
+      assert.equal(res.status, 404, id)
+      assert.deepEqual(res.body, { message: 'Not Found' })
+    }
   })
 })

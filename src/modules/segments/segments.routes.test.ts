@@ -163,10 +163,10 @@ describe('segments of a list', async () => {
     })
   })
 
-  it('rejects a non-numeric list id with a field error', async () => {
+  it('answers 404 for a non-numeric list id', async () => {
     const res = await t.req('GET', '/lists/abc/segments')
-    assert.equal(res.status, 422)
-    assert.ok(res.body.errors.id)
+    assert.equal(res.status, 404)
+    assert.deepEqual(res.body, { message: 'Not Found' })
   })
 
   it("answers 404 for a missing list and another account's list alike", async () => {

@@ -14,19 +14,21 @@ function controlledRun() {
 
 const tick = () => new Promise((r) => setImmediate(r))
 
-test('a lone call runs at once; calls arriving meanwhile gather into the next run', async () => {
+test('calls of one turn share a run; calls arriving meanwhile gather into the next run', async () => {
   const { runs, run } = controlledRun()
   const call = createBatcher(run, { maxBatch: 10, maxInFlight: 1 })
-  const first = call(1)
+  const first = [call(1), call(0)]
+  assert.equal(runs.length, 0, 'the run starts when the turn is over')
+  await tick()
   assert.deepEqual(
     runs.map((r) => r.items),
-    [[1]],
+    [[1, 0]],
   )
   const later = [call(2), call(3), call(4)]
   await tick()
   assert.equal(runs.length, 1, 'no second run while the first is in flight')
   runs[0]!.finish()
-  assert.equal(await first, 'r1')
+  assert.deepEqual(await Promise.all(first), ['r1', 'r0'])
   await tick()
   assert.deepEqual(runs[1]!.items, [2, 3, 4])
   runs[1]!.finish()
@@ -40,11 +42,14 @@ test('runs hold at most maxBatch items and at most maxInFlight run at once', asy
   await tick()
   assert.deepEqual(
     runs.map((r) => r.items),
-    [[1], [2]],
+    [
+      [1, 2],
+      [3, 4],
+    ],
   )
   runs[0]!.finish()
   await tick()
-  assert.deepEqual(runs[2]!.items, [3, 4])
+  assert.deepEqual(runs[2]!.items, [5, 6])
   for (let i = 1; i < 10 && runs[i]; i++) {
     runs[i]!.finish()
     await tick()
@@ -57,6 +62,7 @@ test('a failing run rejects each of its callers, and later calls still run', asy
   const { runs, run } = controlledRun()
   const call = createBatcher(run, { maxBatch: 10, maxInFlight: 1 })
   const a = call(1)
+  await tick()
   const b = call(2)
   runs[0]!.fail(new Error('boom'))
   await assert.rejects(a, /boom/)
@@ -64,6 +70,7 @@ test('a failing run rejects each of its callers, and later calls still run', asy
   runs[1]!.fail(new Error('bang'))
   await assert.rejects(b, /bang/)
   const c = call(3)
+  await tick()
   runs[2]!.finish()
   assert.equal(await c, 'r3')
 })

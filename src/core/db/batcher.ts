@@ -6,11 +6,14 @@ export interface BatcherOptions {
 }
 
 /**
- * Turns many concurrent single calls into few runs of `run` over the items that arrived together: a call
- * starts a run at once when one is free, otherwise it waits with the others for the next one. Under load a
- * run takes everything that came while the previous ones were in the database, so a round trip, a plan and
- * a commit serve dozens of requests; alone, a call costs what it did before. `run` answers one result per
- * item, in order; when it throws, every item of that run gets the error.
+ * Turns many concurrent single calls into few runs of `run` over the items that arrived together: calls
+ * made in one turn of the event loop (the requests one poll of the sockets brought) start a run together
+ * once that turn is over, or, when every run is busy, wait with the others for the next free one. Under load
+ * a run takes everything that came while the previous ones were in the database, so a round trip, a plan
+ * and a commit serve dozens of requests; alone, a call waits only for the end of its turn. Waiting for the
+ * turn matters most with the embedded database, which does its work inside the promise chain of the call
+ * that asked: started at once, each call would run alone before the next request was even read.
+ * `run` answers one result per item, in order; when it throws, every item of that run gets the error.
  */
 export function createBatcher<I, O>(
   run: (items: I[]) => Promise<O[]>,
@@ -23,6 +26,7 @@ export function createBatcher<I, O>(
   }
   const queue: Waiting[] = []
   let inFlight = 0
+  let turnEndScheduled = false
 
   function pump(): void {
     while (inFlight < opts.maxInFlight && queue.length > 0) {
@@ -49,6 +53,11 @@ export function createBatcher<I, O>(
   return (item) =>
     new Promise<O>((resolve, reject) => {
       queue.push({ item, resolve, reject })
-      pump()
+      if (turnEndScheduled) return
+      turnEndScheduled = true
+      setImmediate(() => {
+        turnEndScheduled = false
+        pump()
+      })
     })
 }

@@ -3,14 +3,18 @@ import type { ContactRow, MembershipRow } from './subscribers.schemas.js'
 
 /**
  * The hot read of the API (`GET /lists/{id}/subscriber/{email}`, shop plugins call it per page view): the list
- * check and the member lookup in ONE statement, sent as raw SQL because the query builder's per-call cost
- * was as large as the database's. Rows come back as JSON so one column carries a whole contact.
+ * check and the member lookup in ONE statement for a whole batch of lookups (the service gathers those that
+ * arrive together), sent as raw SQL because the query builder's per-call cost was as large as the
+ * database's. Rows come back as JSON so one column carries a whole contact.
  */
-const MEMBER_BY_EMAIL = `
-  SELECT (SELECT json_build_array(to_jsonb(c), to_jsonb(m))
+const MEMBERS_BY_EMAIL = `
+  SELECT k.ord, l.id IS NOT NULL AS list_found,
+         (SELECT json_build_array(to_jsonb(c), to_jsonb(m))
           FROM contacts c JOIN memberships m ON m.contact_id = c.id AND m.list_id = l.id
-          WHERE c.account_id = $1 AND c.email = $3) AS member
-  FROM lists l WHERE l.id = $2 AND l.account_id = $1`
+          WHERE c.account_id = k.account_id AND c.email = k.email) AS member
+  FROM (SELECT (v ->> 'a')::int AS account_id, (v ->> 'l')::int AS list_id, v ->> 'e' AS email, ord
+        FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS j(v, ord)) k
+  LEFT JOIN lists l ON l.id = k.list_id AND l.account_id = k.account_id`
 
 type Json = Record<string, unknown>
 
@@ -31,21 +35,36 @@ export interface ListMemberLookup {
   member?: { c: ContactRow; m: MembershipRow }
 }
 
-export async function findListMemberByEmail(
+export interface MemberKey {
+  accountId: number
+  listId: number
+  /** Normalised (lower-cased, trimmed). */
+  email: string
+}
+
+/** One answer per key, in order. */
+export async function findListMembersByEmail(
   db: DbHandle,
-  accountId: number,
-  listId: number,
-  email: string,
-): Promise<ListMemberLookup> {
-  const { rows } = await db.prepared('tidings_member_by_email', MEMBER_BY_EMAIL, [accountId, listId, email])
-  const row = rows[0] as { member: [Json, Json] | null } | undefined
-  if (!row) return { listFound: false }
-  if (!row.member) return { listFound: true }
-  return {
-    listFound: true,
-    member: {
-      c: fromJson<ContactRow>(row.member[0], CONTACT_DATES),
-      m: fromJson<MembershipRow>(row.member[1], MEMBERSHIP_DATES),
-    },
-  }
+  keys: readonly MemberKey[],
+): Promise<ListMemberLookup[]> {
+  const input = JSON.stringify(keys.map((k) => ({ a: k.accountId, l: k.listId, e: k.email })))
+  const { rows } = await db.prepared('tidings_members_by_email', MEMBERS_BY_EMAIL, [input])
+  const byOrd = new Map(
+    (rows as { ord: string | number; list_found: boolean; member: [Json, Json] | null }[]).map((r) => [
+      Number(r.ord),
+      r,
+    ]),
+  )
+  return keys.map((_, i): ListMemberLookup => {
+    const row = byOrd.get(i + 1)
+    if (!row?.list_found) return { listFound: false }
+    if (!row.member) return { listFound: true }
+    return {
+      listFound: true,
+      member: {
+        c: fromJson<ContactRow>(row.member[0], CONTACT_DATES),
+        m: fromJson<MembershipRow>(row.member[1], MEMBERSHIP_DATES),
+      },
+    }
+  })
 }

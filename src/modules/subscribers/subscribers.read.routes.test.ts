@@ -273,6 +273,27 @@ describe('subscriber reads', async () => {
       assert.equal(own.body.subscriber.name, 'Not yours')
       assert.equal((await t.req('GET', `/lists/${listId}/subscriber/a@b.cz`, { key: null })).status, 401)
     })
+
+    it('answers each of many concurrent lookups (one batch) as it would alone', async () => {
+      const asks = [
+        { key: undefined, path: `/lists/${listId}/subscriber/jan.novak+news@shop.cz` },
+        { key: undefined, path: `/lists/${secondList}/subscriber/nobody@shop.cz` },
+        { key: undefined, path: '/lists/999999/subscriber/jan.novak+news@shop.cz' },
+        { key: other.key, path: `/lists/${listId}/subscriber/jan.novak+news@shop.cz` },
+        { key: other.key, path: `/lists/${theirList}/subscriber/JAN.NOVAK+news@shop.cz` },
+      ]
+      const alone = []
+      for (const a of asks) alone.push(await t.req('GET', a.path, a.key ? { key: a.key } : {}))
+      const together = await Promise.all(
+        [...asks, ...asks].map((a) => t.req('GET', a.path, a.key ? { key: a.key } : {})),
+      )
+      const shape = (r: { status: number; body: unknown }) => [r.status, r.body]
+      assert.deepEqual(together.map(shape), [...alone, ...alone].map(shape))
+      assert.deepEqual(
+        alone.map((r) => r.status),
+        [200, 404, 404, 404, 200],
+      )
+    })
   })
 
   describe('GET /lists/{id}/subscriber-by-phone/{phone}', () => {

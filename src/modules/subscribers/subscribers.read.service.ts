@@ -1,19 +1,28 @@
 import type { AppContext } from '../../core/context.js'
+import { createBatcher } from '../../core/db/batcher.js'
 import { lastPage, toPage } from '../../core/db/pagination.js'
 import { normalizeEmail } from '../../core/http/email.js'
 import { notFound, subscriberNotInList } from '../../core/http/errors.js'
 import { requireList } from '../lists/index.js'
 import { listPageEntriesJson } from './list-page.json.js'
 import { countListMembers, listPageRows } from './list-page.repo.js'
-import { findListMemberByEmail } from './member-lookup.repo.js'
+import { findListMembersByEmail, type MemberKey } from './member-lookup.repo.js'
 import * as repo from './subscribers.read.repo.js'
 import { DEFAULT_LIST_PAGE, type ListPageQueryT } from './subscribers.read.schemas.js'
 import { STATUS_FILTERS, toGlobalSubscriber, toSubscriberDetail } from './subscribers.schemas.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle'>
 
+/** As for tracking hits: a batch is whatever arrived together; two in flight keep the database busy. */
+const LOOKUP_BATCHES = { maxBatch: 200, maxInFlight: 2 }
+
 export function createSubscriberReadService(ctx: Ctx) {
   const { db } = ctx
+  // Shop plugins look subscribers up by the thousand: lookups arriving together share one statement.
+  const lookUp = createBatcher(
+    (keys: MemberKey[]) => findListMembersByEmail(ctx.dbHandle, keys),
+    LOOKUP_BATCHES,
+  )
   return {
     /**
      * `GET /lists/{id}/subscribers`: one page of the members with one status, and how many there are, as JSON
@@ -34,7 +43,7 @@ export function createSubscriberReadService(ctx: Ctx) {
 
     /** `GET /lists/{id}/subscriber/{email}` */
     async byEmail(accountId: number, listId: number, email: string) {
-      const found = await findListMemberByEmail(ctx.dbHandle, accountId, listId, normalizeEmail(email))
+      const found = await lookUp({ accountId, listId, email: normalizeEmail(email) })
       if (!found.listFound) throw notFound('List not found')
       if (!found.member) throw subscriberNotInList()
       return { subscriber: toSubscriberDetail(found.member.c, found.member.m) }

@@ -7,7 +7,6 @@ export {
   markAccepted,
   markRefused,
   queuedOfBatch,
-  milestoneCtes,
   reachMilestone,
   type MessageRow,
   type Milestone,

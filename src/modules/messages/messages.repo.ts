@@ -19,6 +19,29 @@ export type TrackedMessage = Pick<
   'id' | 'accountId' | 'campaignId' | 'pipelineId' | 'actionId' | 'contactId' | 'email' | 'links'
 >
 
+/** A message's tracked columns as SQL returns them (snake_case, bigint id possibly as text). */
+interface TrackedRow {
+  id: string | number
+  account_id: number
+  campaign_id: number
+  pipeline_id: number | null
+  action_id: string | null
+  contact_id: number | null
+  email: string
+  links: string[] | null
+}
+
+const toTracked = (row: TrackedRow): TrackedMessage => ({
+  id: Number(row.id),
+  accountId: row.account_id,
+  campaignId: row.campaign_id,
+  pipelineId: row.pipeline_id,
+  actionId: row.action_id,
+  contactId: row.contact_id,
+  email: row.email,
+  links: row.links,
+})
+
 /**
  * The messages of tracking tokens, in the order of `ids` (undefined where there is none). Every open, click
  * and unsubscribe starts here, so it is a prepared statement (planned once per connection) that takes a
@@ -28,35 +51,12 @@ export async function findTrackedMessages(
   handle: DbHandle,
   ids: readonly number[],
 ): Promise<(TrackedMessage | undefined)[]> {
-  const rows = await queryPrepared<{
-    id: string | number
-    account_id: number
-    campaign_id: number
-    pipeline_id: number | null
-    action_id: string | null
-    contact_id: number | null
-    email: string
-    links: string[] | null
-  }>(
+  const rows = await queryPrepared<TrackedRow>(
     handle,
     sql`SELECT id, account_id, campaign_id, pipeline_id, action_id, contact_id, email, links
         FROM messages WHERE id = ANY(${`{${ids.join(',')}}`}::bigint[])`,
   )
-  const byId = new Map(
-    rows.map((row) => [
-      Number(row.id),
-      {
-        id: Number(row.id),
-        accountId: row.account_id,
-        campaignId: row.campaign_id,
-        pipelineId: row.pipeline_id,
-        actionId: row.action_id,
-        contactId: row.contact_id,
-        email: row.email,
-        links: row.links,
-      },
-    ]),
-  )
+  const byId = new Map(rows.map((row) => [Number(row.id), toTracked(row)]))
   return ids.map((id) => byId.get(id))
 }
 
@@ -114,10 +114,10 @@ export interface MilestoneHit {
 
 /**
  * `before` and `stamp` CTEs that stamp the milestone column the first time it is reached: `stamp` returns the
- * message's tracked columns, `first`, `bounced_before` and `status`. Shared by reachMilestone and by the
- * one-statement recording of opens and clicks (events.repo recordHit).
+ * message's tracked columns, `first`, `bounced_before` and `status`. (Opens and clicks stamp theirs in
+ * batches, in events.repo recordHits.)
  */
-export function milestoneCtes(id: number, milestone: Milestone, now: Date): SQL {
+function milestoneCtes(id: number, milestone: Milestone, now: Date): SQL {
   const col = sql.raw(milestone)
   return sql`before AS (
       SELECT ${col} AS was, (bounced_at IS NOT NULL OR soft_bounced_at IS NOT NULL) AS bounced
@@ -139,31 +139,13 @@ export async function reachMilestone(
   milestone: Milestone,
   now: Date,
 ): Promise<MilestoneHit | undefined> {
-  const row = await queryOne<{
-    id: string | number
-    account_id: number
-    campaign_id: number
-    pipeline_id: number | null
-    action_id: string | null
-    contact_id: number | null
-    email: string
-    links: string[] | null
-    first: boolean
-    bounced_before: boolean
-    status: number
-  }>(ex, sql`WITH ${milestoneCtes(id, milestone, now)} SELECT * FROM stamp`)
+  const row = await queryOne<TrackedRow & { first: boolean; bounced_before: boolean; status: number }>(
+    ex,
+    sql`WITH ${milestoneCtes(id, milestone, now)} SELECT * FROM stamp`,
+  )
   if (!row) return undefined
   return {
-    message: {
-      id: Number(row.id),
-      accountId: row.account_id,
-      campaignId: row.campaign_id,
-      pipelineId: row.pipeline_id,
-      actionId: row.action_id,
-      contactId: row.contact_id,
-      email: row.email,
-      links: row.links,
-    },
+    message: toTracked(row),
     first: row.first,
     bouncedBefore: row.bounced_before,
     status: Number(row.status),

@@ -1,30 +1,15 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { generateKeyPairSync } from 'node:crypto'
 import nodemailer from 'nodemailer'
 import { simpleParser, type ParsedMail } from 'mailparser'
-import { dkimVerify } from 'mailauth'
+import { dkimResults, testDkimKey } from '../../../test/helpers/dkim.js'
 import { toNodemailer } from './compose.js'
 import { dkimSignMessage } from './dkim-sign.js'
 import type { OutgoingMail } from './mailer.js'
 import { buildRawMessage } from './raw-message.js'
 
-const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
-const dkim = {
-  domainName: 'shop.example',
-  keySelector: 'td1',
-  privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-}
-const publicB64 = publicKey.export({ type: 'spki', format: 'der' }).toString('base64')
-
-async function verify(message: string) {
-  const resolver = async (name: string, type: string) => {
-    if (name === 'td1._domainkey.shop.example' && type === 'TXT') return [[`v=DKIM1; k=rsa; p=${publicB64}`]]
-    throw Object.assign(new Error('nx'), { code: 'ENOTFOUND' })
-  }
-  const { results } = await dkimVerify(message, { resolver })
-  return results.map((r) => r.status.result)
-}
+const { dkim, published } = testDkimKey()
+const verify = async (message: string) => (await dkimResults(message, published)).map((r) => r.status.result)
 
 /** The same mail through nodemailer's own pipeline: what campaign mail used to be, and transactional still is. */
 async function viaNodemailer(mail: OutgoingMail): Promise<string> {

@@ -56,16 +56,20 @@ const message = (n: number) =>
       `Hello ${n}\r\n.\r\n..two dots\r\nend\r\n`,
   )
 
+/** A pool to 127.0.0.1 without TLS. */
+const poolTo = (port: number, maxConnections: number, auth?: { user: string; pass: string }) =>
+  createRawSmtpPool({
+    host: '127.0.0.1',
+    port,
+    secure: false,
+    auth,
+    rejectUnauthorized: false,
+    maxConnections,
+  })
+
 describe('raw SMTP pool', async () => {
   const relay = await startRelay()
-  const pool = createRawSmtpPool({
-    host: '127.0.0.1',
-    port: relay.port,
-    secure: false,
-    auth: { user: 'tidings', pass: 'p@ss word' },
-    rejectUnauthorized: false,
-    maxConnections: 3,
-  })
+  const pool = poolTo(relay.port, 3, { user: 'tidings', pass: 'p@ss word' })
   after(() => pool.close())
 
   it('logs in and delivers concurrent messages byte for byte over at most maxConnections sessions', async () => {
@@ -112,13 +116,7 @@ describe('raw SMTP pool', async () => {
   })
 
   it('fails a send when the relay cannot be reached, and refuses sends once closed', async () => {
-    const nowhere = createRawSmtpPool({
-      host: '127.0.0.1',
-      port: 1,
-      secure: false,
-      rejectUnauthorized: false,
-      maxConnections: 2,
-    })
+    const nowhere = poolTo(1, 2)
     await assert.rejects(
       nowhere.send({ from: 'b@x.cz', to: ['a@x.cz'] }, message(1), '<1@x>'),
       /ECONNREFUSED/,
@@ -128,14 +126,7 @@ describe('raw SMTP pool', async () => {
   })
 
   it('refuses a wrong login', async () => {
-    const wrong = createRawSmtpPool({
-      host: '127.0.0.1',
-      port: relay.port,
-      secure: false,
-      auth: { user: 'tidings', pass: 'nope' },
-      rejectUnauthorized: false,
-      maxConnections: 1,
-    })
+    const wrong = poolTo(relay.port, 1, { user: 'tidings', pass: 'nope' })
     after(() => wrong.close())
     await assert.rejects(
       wrong.send({ from: 'b@x.cz', to: ['a@x.cz'] }, message(1), '<1@x>'),

@@ -40,11 +40,11 @@ export interface CounterScope {
 export const COUNTER_SHARDS = 16
 
 /**
- * The statement that adds `delta` to a scope's counters (creating the shard row on first use). Undefined when nothing is to be
- * counted: mail outside any campaign or automation, or an empty delta. The shard follows the message id, so
+ * The statement that adds `delta` to a scope's counters (creating the shard row on first use). Undefined
+ * when nothing is to be counted: mail outside any campaign or automation, or an empty delta. The shard follows the message id, so
  * one message always lands on one row and hits of many messages spread over COUNTER_SHARDS rows.
  */
-export function counterUpsertSql(
+function counterUpsertSql(
   scope: CounterScope,
   messageId: number,
   delta: Partial<Record<CounterName, number>>,

@@ -1,9 +1,8 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { generateKeyPairSync } from 'node:crypto'
 import nodemailer from 'nodemailer'
 import { simpleParser } from 'mailparser'
-import { dkimVerify } from 'mailauth'
+import { dkimResults, testDkimKey } from '../../../test/helpers/dkim.js'
 import { loadConfig } from '../../core/config.js'
 import { toNodemailer } from '../../core/mail/compose.js'
 import { parseVerpAddress } from '../../core/mail/verp.js'
@@ -13,13 +12,7 @@ const ctx = {
   config: { ...loadConfig({}), publicUrl: 'https://mail.shop.example' },
   linkSecret: 'test-secret',
 }
-const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
-const dkim = {
-  domainName: 'shop.example',
-  keySelector: 'td1',
-  privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-}
-const publicB64 = publicKey.export({ type: 'spki', format: 'der' }).toString('base64')
+const { dkim, published } = testDkimKey()
 
 async function raw(mail: ReturnType<typeof composeMessage>['mail']): Promise<string> {
   const t = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' })
@@ -65,12 +58,7 @@ describe('composeMessage', () => {
     const sig = header('DKIM-Signature')
     const h = /\bh=([^;]+)/.exec(sig.replace(/\s+/g, ''))![1]!.toLowerCase()
     assert.ok(h.includes('list-unsubscribe:') && h.includes('list-unsubscribe-post'), h)
-    const resolver = async (name: string, type: string) => {
-      if (name === 'td1._domainkey.shop.example' && type === 'TXT')
-        return [[`v=DKIM1; k=rsa; p=${publicB64}`]]
-      throw Object.assign(new Error('nx'), { code: 'ENOTFOUND' })
-    }
-    const { results } = await dkimVerify(message, { resolver })
+    const results = await dkimResults(message, published)
     assert.equal(results[0]?.status.result, 'pass')
   })
 

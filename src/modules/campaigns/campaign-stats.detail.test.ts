@@ -10,7 +10,6 @@ import {
   insertCampaign,
   insertRecipients,
   R,
-  SUBJECT,
 } from './campaign-stats.test-helpers.js'
 
 const ISO_MICRO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
@@ -185,7 +184,7 @@ describe('campaign stats-detail and logs', async () => {
           url: null,
           email: R(4),
           occured_at: '2026-03-13T00:00:00.000000Z',
-          mail_name: SUBJECT,
+          mail_name: 'Spring',
         },
       )
       const all = (await log('?per_page=100')).body.campaign_log as { occured_at: string; id: number }[]
@@ -245,7 +244,7 @@ describe('campaign stats-detail and logs', async () => {
           url: null,
           email: R(5),
           occured_at: '2026-03-13T11:00:00.000000Z',
-          mail_name: SUBJECT,
+          mail_name: 'Second',
         },
       )
       assert.equal(res.body.campaign_log[1].occured_at, '2026-03-13T00:00:00.000000Z')

@@ -129,6 +129,12 @@ export interface EmailLogRow {
   mail_name: string | null
 }
 
+/**
+ * The log's `mail_name`: a campaign's mail is named by the campaign's title (its stored subject still holds
+ * the unrendered merge tags); other mail by its subject. Needs `m` (messages) and `c` (campaigns) joined.
+ */
+const mailName = sql`coalesce(c.title, m.subject) AS mail_name`
+
 /** The email log of one address, newest first (api.md `GET /subscribers/{email}/email-log`). */
 export async function emailLogPage(
   ex: Executor,
@@ -144,8 +150,9 @@ export async function emailLogPage(
   const rows = await queryRows<EmailLogRow>(
     ex,
     sql`SELECT e.campaign_id, e.pipeline_id, e.action_id, e.event, e.msg, e.url, e.email,
-               e.occurred_at, m.subject AS mail_name
+               e.occurred_at, ${mailName}
         FROM events e LEFT JOIN messages m ON m.id = e.message_id
+             LEFT JOIN campaigns c ON c.id = e.campaign_id
         WHERE e.account_id = ${accountId} AND e.email = ${email} ${filter}
         ORDER BY e.occurred_at DESC, e.id DESC
         LIMIT ${limit} OFFSET ${offset}`,
@@ -186,13 +193,14 @@ export async function campaignEventsPage(
 ): Promise<{ rows: CampaignLogRow[]; total: number }> {
   const wanted = JSON.stringify(types)
   const columns = sql`e.id, e.campaign_id, e.pipeline_id, e.action_id, e.event, e.msg, e.url, e.email,
-                      e.occurred_at, m.subject AS mail_name`
+                      e.occurred_at, ${mailName}`
   const rows =
     campaignId === null
       ? await queryRows<CampaignLogRow>(
           ex,
           sql`SELECT ${columns}
               FROM events e LEFT JOIN messages m ON m.id = e.message_id
+                   LEFT JOIN campaigns c ON c.id = e.campaign_id
               WHERE e.account_id = ${accountId} AND e.campaign_id <> 0
                 AND e.event IN (SELECT jsonb_array_elements_text(${wanted}::jsonb))
               ORDER BY e.occurred_at DESC, e.id DESC
@@ -208,6 +216,7 @@ export async function campaignEventsPage(
                 ORDER BY occurred_at DESC, id DESC
                 LIMIT ${offset + limit}) e
               LEFT JOIN messages m ON m.id = e.message_id
+              LEFT JOIN campaigns c ON c.id = e.campaign_id
               ORDER BY e.occurred_at DESC, e.id DESC
               LIMIT ${limit} OFFSET ${offset}`,
         )

@@ -78,10 +78,14 @@ export function createEventRecorder(ctx: Ctx) {
       await count(ex, m, { inject: 1 })
     },
 
-    /** False when the message does not exist. One lookup and one statement, each shared with other hits. */
-    async opened(messageId: number): Promise<boolean> {
+    /**
+     * False when the message does not exist. One lookup and one statement, each shared with other hits.
+     * `record: false` only checks (a HEAD request: safe by RFC 9110, and sent by link scanners, not readers).
+     */
+    async opened(messageId: number, record = true): Promise<boolean> {
       const message = await trackedMessage(messageId)
-      return message !== undefined && (await hit(message, 'open', null)) !== undefined
+      if (!message) return false
+      return !record || (await hit(message, 'open', null)) !== undefined
     },
 
     /**
@@ -92,6 +96,7 @@ export function createEventRecorder(ctx: Ctx) {
       messageId: number,
       index: number,
       campaignLinks?: (m: TrackedMessage) => Promise<string[] | null>,
+      record = true,
     ) {
       const message = await trackedMessage(messageId)
       if (!message) return undefined
@@ -99,7 +104,7 @@ export function createEventRecorder(ctx: Ctx) {
       const url = links?.[index]
       if (!url) return undefined
       // A message erased between the lookup and now records nothing; the visitor still goes on.
-      await hit(message, 'click', url)
+      if (record) await hit(message, 'click', url)
       return url
     },
 

@@ -98,6 +98,23 @@ describe('tracking pages', async () => {
     assert.equal(res.headers.location, 'https://shop.example/%C5%BElut%C3%A9%20boty')
   })
 
+  it('answers HEAD on the pixel and a click link as GET does, without counting an open or click', async () => {
+    const m = await newMessage()
+    const pixel = await t.app.inject({ method: 'HEAD', url: path(links.open(m.id)) })
+    assert.equal(pixel.statusCode, 200)
+    assert.equal(pixel.headers['content-type'], 'image/gif')
+    const click = await t.app.inject({ method: 'HEAD', url: path(links.click(m.id, 0)) })
+    assert.equal(click.statusCode, 302)
+    assert.equal(click.headers.location, TARGET)
+    assert.equal((await eventsOf(m.id, 'open')).length, 0)
+    assert.equal((await eventsOf(m.id, 'click')).length, 0)
+    const stamped = (await findMessage(t.ctx.db, m.id))!
+    assert.equal(stamped.firstOpenAt, null)
+    assert.equal(stamped.firstClickAt, null)
+    // A HEAD still tells a bad link from a good one.
+    const bad = await t.app.inject({ method: 'HEAD', url: tamper(path(links.open(m.id))) })
+    assert.equal(bad.statusCode, 404)
+  })
   it('answers the same JSON 404 for tampered, misused, out-of-range and orphaned tokens', async () => {
     const m = await newMessage()
     const gone = await newMessage()

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AppContext } from '../../core/context.js'
 import type { ApiApp } from '../../core/http/app-types.js'
 import { MessageError } from '../../core/http/schemas.js'
@@ -43,6 +43,12 @@ export function sendMailHtml(reply: FastifyReply, html: string): FastifyReply {
 }
 
 /** Node refuses header values outside Latin-1; links in mail may hold raw UTF-8 or spaces. */
+/**
+ * Fastify answers HEAD through the GET handlers. HEAD is safe (RFC 9110 §9.2.1) and comes from link scanners
+ * and preview fetchers, not readers, so it checks the link without counting an open or click.
+ */
+const records = (req: FastifyRequest) => req.method !== 'HEAD'
+
 function locationHeader(url: string): string {
   return url.replace(/[^\x21-\x7e]+/g, (s) => {
     try {
@@ -85,7 +91,7 @@ export function trackingRoutes(app: ApiApp, ctx: AppContext, sources: MessageSou
       },
     },
     async (req, reply) => {
-      await tracking.open(req.params.token)
+      await tracking.open(req.params.token, records(req))
       return noStore(reply).type('image/gif').send(TRANSPARENT_GIF)
     },
   )
@@ -103,7 +109,7 @@ export function trackingRoutes(app: ApiApp, ctx: AppContext, sources: MessageSou
       },
     },
     async (req, reply) =>
-      noStore(reply).redirect(locationHeader(await tracking.click(req.params.token)), 302),
+      noStore(reply).redirect(locationHeader(await tracking.click(req.params.token, records(req))), 302),
   )
 
   app.get(

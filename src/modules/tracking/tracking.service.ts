@@ -28,16 +28,19 @@ export function createTrackingService(ctx: Ctx, sources: MessageSources) {
   }
 
   return {
-    /** Records an open; the pixel URL ends in `.gif` so mail clients treat it as an image. */
-    async open(token: string): Promise<void> {
+    /**
+     * Records an open (unless `record` is false: a HEAD request only checks the link); the pixel URL ends in
+     * `.gif` so mail clients treat it as an image.
+     */
+    async open(token: string, record = true): Promise<void> {
       const id = readMessageToken(ctx, 'open', token.replace(/\.gif$/i, ''))
-      if (id === null || !(await recorder.opened(id))) throw notFound()
+      if (id === null || !(await recorder.opened(id, record))) throw notFound()
     },
 
     /** The stored target of the link after recording the click; nothing from the request can change it. */
-    async click(token: string): Promise<string> {
+    async click(token: string, record = true): Promise<string> {
       const ref = readClickToken(ctx, token)
-      const url = ref ? await recorder.clicked(ref.messageId, ref.index, sources.links) : undefined
+      const url = ref ? await recorder.clicked(ref.messageId, ref.index, sources.links, record) : undefined
       // Stored links are http(s) by construction (compose-message); checked again so no row can ever turn
       // this page into a javascript: or data: redirect.
       if (!url || !/^https?:\/\//i.test(url)) throw notFound()

@@ -13,6 +13,8 @@ import type { ApiApp } from './app-types.js'
 import { keyAuth } from './auth.js'
 import { errorHandler, validationErrors } from './error-handler.js'
 import { createAccountService, registerIdempotency } from '../../modules/index.js'
+import { ABANDONED_MS } from '../../modules/idempotency/index.js'
+import { sha256Hex } from '../ids.js'
 
 const JSON_TYPE = 'application/json'
 const ADMIN_KEY = 'admin-key-for-wire-rules-0123456789'
@@ -329,6 +331,27 @@ describe('wire rules: Idempotency-Key', async () => {
     const post = await t.req('POST', '/lists', { body: { name: 'P3' }, headers })
     assertJson(post, 200)
     assert.equal(post.headers['idempotent-replayed'], undefined)
+  })
+
+  it('answers 409 while a first request runs, and lets a retry take over a claim its crashed process left', async () => {
+    // What a process killed mid-request leaves: a claim with the request's hash and no response.
+    const body = { name: 'Crash' }
+    const hash = sha256Hex(`/lists\n/lists\n${JSON.stringify(body)}`)
+    const claimAt = (key: string, ageMs: number) =>
+      t.ctx.db.execute(sql`INSERT INTO idempotency_keys (account_id, key, request_hash, created_at)
+        VALUES (${t.account.id}, ${key}, ${hash}, ${new Date(t.ctx.clock.now().getTime() - ageMs).toISOString()})`)
+    await claimAt('running', 60_000)
+    const running = await t.req('POST', '/lists', { body, headers: { 'idempotency-key': 'running' } })
+    assertJson(running, 409)
+    await claimAt('crashed', ABANDONED_MS + 60_000)
+    const count = await listCount(t)
+    const retry = await t.req('POST', '/lists', { body, headers: { 'idempotency-key': 'crashed' } })
+    assertJson(retry, 200)
+    assert.equal(retry.headers['idempotent-replayed'], undefined)
+    assert.equal(await listCount(t), count + 1)
+    const replay = await t.req('POST', '/lists', { body, headers: { 'idempotency-key': 'crashed' } })
+    assert.equal(replay.headers['idempotent-replayed'], 'true')
+    assert.equal(replay.text, retry.text)
   })
 
   it('does not record a request that failed validation', async () => {

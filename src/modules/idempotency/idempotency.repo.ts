@@ -1,8 +1,16 @@
-import { and, eq, lt, sql } from 'drizzle-orm'
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { idempotencyKeys } from './idempotency.table.js'
 
 export type IdempotencyRecord = typeof idempotencyKeys.$inferSelect
+
+const KEEP_MS = 24 * 3600_000
+/**
+ * A claim still without a response after this long belongs to a process that died mid-request (no request
+ * runs this long: bodies are capped and every query is bounded), so a retry may take the key over instead of
+ * hearing 409 for a day.
+ */
+export const ABANDONED_MS = 10 * 60_000
 
 /** Claims a key for a first request; returns the existing record when the key was used already. */
 export async function claim(
@@ -12,14 +20,16 @@ export async function claim(
   requestHash: string,
   now: Date,
 ): Promise<IdempotencyRecord | null> {
-  // Side effect: forgets expired records of this key first, so a key can be reused after 24 h.
+  // Side effect: forgets expired and abandoned records of this key first, so a key can be reused after 24 h
+  // and a crashed first attempt can be retried.
+  const before = (ms: number) => lt(idempotencyKeys.createdAt, new Date(now.getTime() - ms))
   await ex
     .delete(idempotencyKeys)
     .where(
       and(
         eq(idempotencyKeys.accountId, accountId),
         eq(idempotencyKeys.key, key),
-        lt(idempotencyKeys.createdAt, new Date(now.getTime() - 24 * 3600_000)),
+        or(before(KEEP_MS), and(isNull(idempotencyKeys.statusCode), before(ABANDONED_MS))),
       ),
     )
   const inserted = await ex

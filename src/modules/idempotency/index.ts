@@ -1,1 +1,2 @@
 export { registerIdempotency } from './idempotency.hooks.js'
+export { ABANDONED_MS } from './idempotency.repo.js'

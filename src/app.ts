@@ -100,7 +100,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         errorResponseBuilder: (_req, c) =>
           new HttpError(429, { message: `Too Many Attempts. Retry in ${Math.ceil(c.ttl / 1000)} seconds.` }),
       })
-      // The IETF RateLimit fields (draft 8+) beside the plugin's own.
+      // The combined IETF fields of draft-ietf-httpapi-ratelimit-headers-07 (as express-rate-limit's "draft-7"),
+      // beside the plugin's own separate ones.
       scope.addHook('onSend', async (_req, reply, payload) => {
         const remaining = reply.getHeader('ratelimit-remaining')
         const reset = reply.getHeader('ratelimit-reset')

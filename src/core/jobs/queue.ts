@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module'
 import PgBoss from 'pg-boss'
 import type { DbHandle, Executor } from '../db/client.js'
 import { positionalSql } from '../db/sql.js'
@@ -43,9 +44,19 @@ export interface JobQueue {
 
 const SCHEMA = 'pgboss'
 
+/** pg-boss's own SQL text for completing and failing the jobs of a fetch (its internal plans module). */
+const plans = createRequire(import.meta.url)('pg-boss/src/plans.js') as {
+  completeJobs(schema: string): string
+  failJobsById(schema: string): string
+}
+const UNAWAITED = new Set([plans.completeJobs(SCHEMA), plans.failJobsById(SCHEMA)])
+
 export function createJobQueue(handle: DbHandle, onError: (err: Error) => void): JobQueue {
   // pg-boss completes and fails a fetch's jobs without awaiting it, so its own stop() can return while that
   // query still runs; stop() below waits for every query pg-boss started before the database may close.
+  // Those same two calls also drop their promise, so a database that fails them (a restart, a dropped
+  // connection) would end the process with an unhandled rejection. Their failure is reported and read as
+  // "no job changed": the jobs stay active and pg-boss retries them once they expire, which our handlers allow.
   const inflight = new Set<Promise<unknown>>()
   const executeSql = (text: string, values?: unknown[]) => {
     const query = handle.executeSql(text, values)
@@ -54,7 +65,11 @@ export function createJobQueue(handle: DbHandle, onError: (err: Error) => void):
       () => inflight.delete(query),
       () => inflight.delete(query),
     )
-    return query
+    if (!UNAWAITED.has(text)) return query
+    return query.catch((err: unknown) => {
+      onError(err instanceof Error ? err : new Error(String(err)))
+      return { rows: [{ count: 0 }] }
+    })
   }
   const boss = new PgBoss({
     db: { executeSql },

@@ -57,8 +57,7 @@ export async function handleInbound(ctx: Ctx, target: InboundTarget, raw: Buffer
   if (!message) return 'no_message'
   const report = await classifyInbound(raw)
   if (
-    report.kind !== 'auto_reply' &&
-    report.kind !== 'unknown' &&
+    (report.kind === 'hard_bounce' || report.kind === 'soft_bounce' || report.kind === 'complaint') &&
     (await aboutACopy(ctx, message, report.recipient))
   )
     return 'copy'

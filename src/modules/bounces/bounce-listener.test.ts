@@ -67,17 +67,14 @@ describe('bounce listener', async () => {
     assert.match(evs[0]!.msg ?? '', /5\.1\.1/)
   })
 
-  it('a delayed DSN counts a soft bounce and keeps the subscriber', async () => {
+  it('a delayed DSN is a warning: no bounce is counted and the subscriber stays', async () => {
     const { contact, message, verp } = await sentTo('petra.vesela@example.net')
     await send(verp, fixture('postfix-delayed.eml'))
     assert.equal(await statusIn(contact.id), 1)
     const [c] = await t.ctx.db.select().from(contacts).where(eq(contacts.id, contact.id))
-    assert.equal(c!.bounceSoft, 1)
+    assert.equal(c!.bounceSoft, 0)
     assert.equal(c!.suppressed, null)
-    assert.deepEqual(
-      (await eventsOf(message.id)).map((e) => e.event),
-      ['soft_bounce'],
-    )
+    assert.deepEqual(await eventsOf(message.id), [])
   })
 
   it('an ARF report is a complaint: status 5 and suppression', async () => {

@@ -120,13 +120,13 @@ const failed = (status: string, diagnostic: string, rcpt = 'jan@example.org') =>
 describe('DSN classification rules', () => {
   const kindOf = async (raw: string) => (await classifyInbound(raw)).kind
 
-  it('5.x.x failures are hard, 4.x.x and delays soft', async () => {
+  it('5.x.x failures are hard, 4.x.x soft, and a delay no bounce', async () => {
     assert.equal(await kindOf(dsn([failed('5.1.2', '550 5.1.2 Host unknown')])), 'hard_bounce')
     assert.equal(await kindOf(dsn([failed('5.2.1', '550 5.2.1 Mailbox disabled')])), 'hard_bounce')
     // Postfix gives up on a 4xx after its queue lifetime with Action: failed and the 4.x.x status kept.
     assert.equal(await kindOf(dsn([failed('4.4.1', 'X-Postfix; connect to mx: timed out')])), 'soft_bounce')
     const delayed = 'Final-Recipient: rfc822; jan@example.org\nAction: delayed\nStatus: 4.2.0'
-    assert.equal(await kindOf(dsn([delayed])), 'soft_bounce')
+    assert.equal(await kindOf(dsn([delayed])), 'delayed')
   })
 
   it('permanent codes about the message or the host, not the mailbox, are soft', async () => {

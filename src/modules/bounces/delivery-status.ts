@@ -71,7 +71,8 @@ export function pickRecipient(recipients: readonly DsnRecipient[]): DsnRecipient
 }
 
 /**
- * Action failed: by the status code (bounce-rules.ts). Action delayed: soft, the relay is still trying.
+ * Action failed: by the status code (bounce-rules.ts). Action delayed: a warning, no bounce: the relay is
+ * still trying, and either delivers (the mail counts as delivered) or later sends a failure report.
  * delivered / relayed / expanded are success notices (we never ask for them) and no bounce: unknown.
  * No Action at all (malformed): the status class decides, and without a status it is soft, as a
  * failure we cannot read proves nothing about the address.
@@ -79,7 +80,7 @@ export function pickRecipient(recipients: readonly DsnRecipient[]): DsnRecipient
 export function classifyRecipient(r: DsnRecipient): InboundReport['kind'] {
   switch (r.action) {
     case 'delayed':
-      return 'soft_bounce'
+      return 'delayed'
     case 'delivered':
     case 'relayed':
     case 'expanded':

@@ -1,6 +1,6 @@
 /** What one inbound message to the bounce listener says about a message we sent. */
 export interface InboundReport {
-  kind: 'hard_bounce' | 'soft_bounce' | 'complaint' | 'auto_reply' | 'unknown'
+  kind: 'hard_bounce' | 'soft_bounce' | 'complaint' | 'delayed' | 'auto_reply' | 'unknown'
   /** The address that failed or complained, as the report names it. */
   recipient?: string
   /** RFC 3463 enhanced status code, e.g. "5.1.1". */

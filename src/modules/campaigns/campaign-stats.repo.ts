@@ -15,7 +15,8 @@ export async function campaignConversions(
 ): Promise<{ conversions: number; value: number }> {
   const row = await queryOne<{ n: number; value: number }>(
     ex,
-    sql`SELECT count(*)::int AS n, coalesce(sum(t.amount), 0)::float8 AS value
+    // Amounts are summed as decimals: money added up as binary floats shows 0.30000000000000004.
+    sql`SELECT count(*)::int AS n, coalesce(sum(t.amount::numeric), 0)::float8 AS value
         FROM transactions t
         WHERE t.account_id = (SELECT account_id FROM campaigns WHERE id = ${campaignId})
           AND EXISTS (

@@ -35,7 +35,8 @@ const ALL_TIME = {
   unsub: 1,
   unsub_rate: 14.29,
   conversions: 3,
-  conversions_value: 175.5, // 100 + 50 + 25.5
+  // 100.1 + 50.2 + 25.3: summed as decimals (as floats they would give 175.60000000000002)
+  conversions_value: 175.6,
 }
 
 describe('campaign statistics', async () => {

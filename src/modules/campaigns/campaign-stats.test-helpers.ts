@@ -190,10 +190,10 @@ export async function buildCampaignScenario(t: TestApp, clock: ManualClock, othe
   const buy = (order: string, email: string, amount: number, when: string, account = t.account.id) =>
     insertPurchase(t, account, order, email, amount, when)
   await buy('o1', R(0), 7, '2026-03-11T07:59:00.000Z')
-  await buy('o2', R(0), 100, '2026-03-12T08:00:00.000Z')
-  await buy('o3', R(0), 50, '2026-03-18T08:00:00.000Z')
+  await buy('o2', R(0), 100.1, '2026-03-12T08:00:00.000Z')
+  await buy('o3', R(0), 50.2, '2026-03-18T08:00:00.000Z')
   await buy('o4', R(0), 999, '2026-03-18T08:00:01.000Z')
-  await buy('o5', R(1), 25.5, '2026-03-12T11:00:00.000Z')
+  await buy('o5', R(1), 25.3, '2026-03-12T11:00:00.000Z')
   await buy('o6', R(4), 70, '2026-03-12T11:00:00.000Z')
   await buy('o7', R(1), 1000, '2026-03-12T11:00:00.000Z', otherAccountId)
 

@@ -211,6 +211,12 @@ describe('campaign stats-detail and logs', async () => {
         ['https://shop.example/a', 'https://shop.example/b', 'https://shop.example/a'],
       )
       assert.equal((await log('?events[]=spam_complaint')).body.total, 1)
+      // Complaints are logged as spam_complaint; a filter for spam finds them, as stats-detail's spam counts them.
+      const spam = (await log('?events[]=spam')).body
+      assert.deepEqual(
+        spam.campaign_log.map((e: { event: string }) => e.event),
+        ['spam_complaint'],
+      )
       assert.equal((await log('?events[]=out_of_band')).body.total, 0)
       const bad = await log('?events[]=bogus')
       assert.equal(bad.status, 422)

@@ -16,11 +16,15 @@ import type { EventType } from './events.table.js'
 const KNOWN = new Set<string>(EVENT_TYPES)
 const isEventType = (v: string): v is EventType => KNOWN.has(v)
 
-/** The `events` filter as event types; null when none is asked for ('' is a form's "not chosen"). */
+/**
+ * The `events` filter as event types; null when none is asked for ('' is a form's "not chosen"). Complaints
+ * are recorded as `spam_complaint`, so `spam` asks for those too (as stats-detail's `spam` counts both).
+ */
 function eventFilter(values: string[] | undefined): EventType[] | null {
   const wanted = (values ?? []).map((v) => v.trim()).filter((v) => v !== '')
   if (wanted.length === 0) return null
   if (!wanted.every(isEventType)) throw fieldError('events', 'The selected events is invalid.')
+  if (wanted.includes('spam')) wanted.push('spam_complaint')
   return [...new Set(wanted)]
 }
 

@@ -8,21 +8,34 @@ import { classifyInbound, type InboundReport } from './classify.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'linkSecret'>
 
-/** What an address at the bounce host stands for; null when it is not one we minted. */
-export type InboundTarget = { kind: 'verp'; messageId: number } | { kind: 'unsubscribe'; messageId: number }
+/**
+ * What an address at the bounce host stands for; null when it is none of ours. `report`: a mailbox whose
+ * mail names its message only inside (the return path in the returned headers, or the ARF's
+ * Original-Mail-From): postmaster (RFC 5321 4.5.1 requires it), abuse (RFC 2142, where feedback loops
+ * report), and a VERP address whose signature fails, as when an MTA changed its case.
+ */
+export type InboundTarget =
+  { kind: 'verp'; messageId: number } | { kind: 'unsubscribe'; messageId: number } | { kind: 'report' }
 
 const UNSUB = /^unsubscribe\+([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)@/i
+const REPORT_MAILBOX = /^(?:postmaster|abuse|bounces\+[^@]*)@/i
 
 export function readInboundAddress(
   ctx: Pick<AppContext, 'config' | 'linkSecret'>,
   address: string,
 ): InboundTarget | null {
-  const ref = parseVerpAddress(ctx.linkSecret, address)
-  const id = ref && /^m[1-9]\d{0,17}$/.test(ref) ? Number(ref.slice(1)) : null
+  const id = verpMessageId(ctx, address)
   if (id) return { kind: 'verp', messageId: id }
   const unsub = UNSUB.exec(address.trim())
   const unsubId = unsub?.[1] ? readMessageToken(ctx, 'unsub', unsub[1]) : null
-  return unsubId ? { kind: 'unsubscribe', messageId: unsubId } : null
+  if (unsubId) return { kind: 'unsubscribe', messageId: unsubId }
+  return REPORT_MAILBOX.test(address.trim()) ? { kind: 'report' } : null
+}
+
+/** The message a VERP address (ours, with a good signature) was minted for. */
+function verpMessageId(ctx: Pick<AppContext, 'linkSecret'>, address: string): number | null {
+  const ref = parseVerpAddress(ctx.linkSecret, address)
+  return ref && /^m[1-9]\d{0,17}$/.test(ref) ? Number(ref.slice(1)) : null
 }
 
 export type InboundOutcome = InboundReport['kind'] | 'unsubscribe' | 'no_message' | 'copy'
@@ -53,9 +66,16 @@ export async function handleInbound(ctx: Ctx, target: InboundTarget, raw: Buffer
     const done = await events.unsubscribed(target.messageId, async () => null)
     return done ? 'unsubscribe' : 'no_message'
   }
-  const message = await findTrackedMessage(ctx.dbHandle, target.messageId)
-  if (!message) return 'no_message'
   const report = await classifyInbound(raw)
+  // A report to a mailbox counts only when what it returns names one of our messages by a good signature.
+  const messageId =
+    target.kind === 'verp'
+      ? target.messageId
+      : report.originalEnvelopeFrom
+        ? verpMessageId(ctx, report.originalEnvelopeFrom)
+        : null
+  const message = messageId ? await findTrackedMessage(ctx.dbHandle, messageId) : undefined
+  if (!message) return 'no_message'
   if (
     (report.kind === 'hard_bounce' || report.kind === 'soft_bounce' || report.kind === 'complaint') &&
     (await aboutACopy(ctx, message, report.recipient))

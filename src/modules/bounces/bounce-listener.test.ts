@@ -128,10 +128,8 @@ describe('bounce listener', async () => {
     assert.equal(await statusIn(forwarded.contact.id), 4)
   })
 
-  it('refuses addresses that are not ours or carry a bad signature', async () => {
-    const { verp } = await sentTo('someone@example.com')
-    const tampered = verp.replace(/\.([A-Za-z0-9_-])/, (_m, c: string) => `.${c === 'A' ? 'B' : 'A'}`)
-    for (const to of ['postmaster@bounces.shop.example', tampered, 'bounces+garbage@bounces.shop.example']) {
+  it('refuses addresses that are not ours', async () => {
+    for (const to of ['someone@bounces.shop.example', 'unsubscribe+garbage@bounces.shop.example']) {
       await assert.rejects(
         send(to, fixture('postfix-user-unknown.eml')),
         (err: { responseCode?: number }) => {
@@ -140,6 +138,40 @@ describe('bounce listener', async () => {
         },
       )
     }
+  })
+
+  /** A fixture whose returned headers name `verp` as the original return path. */
+  const returning = (name: string, verp: string) =>
+    Buffer.from(
+      fixture(name)
+        .toString('utf8')
+        .replace(/bounces\+[A-Za-z0-9_.-]+@bounce\.tidings\.test/g, verp),
+    )
+
+  it('takes reports at postmaster and abuse, by the signed return path they return', async () => {
+    const bounced = await sentTo('postmaster.case@example.org')
+    await send('postmaster@bounces.shop.example', returning('postfix-user-unknown.eml', bounced.verp))
+    assert.equal(await statusIn(bounced.contact.id), 4)
+    assert.deepEqual(
+      (await eventsOf(bounced.message.id)).map((e) => e.event),
+      ['hard_bounce'],
+    )
+    const complained = await sentTo('fbl.case@example.com')
+    await send('Abuse@Bounces.Shop.Example', returning('arf-yahoo-abuse.eml', complained.verp))
+    assert.equal(await statusIn(complained.contact.id), 5)
+  })
+
+  it('takes a bad-signature return path but ignores it unless the report returns a good one', async () => {
+    const { contact, message, verp } = await sentTo('someone@example.com')
+    const tampered = verp.replace(/\.([A-Za-z0-9_-])/, (_m, c: string) => `.${c === 'A' ? 'B' : 'A'}`)
+    // Forged or garbled: the report inside names no message of ours either.
+    for (const to of [tampered, 'bounces+garbage@bounces.shop.example', 'postmaster@bounces.shop.example'])
+      await send(to, returning('postfix-user-unknown.eml', tampered))
+    assert.equal(await statusIn(contact.id), 1)
+    assert.deepEqual(await eventsOf(message.id), [])
+    // An MTA that folded the return path's case: the returned original still carries it as we wrote it.
+    await send(verp.toLowerCase(), returning('postfix-user-unknown.eml', verp))
+    assert.equal(await statusIn(contact.id), 4)
   })
 
   it('a mail to the mailto unsubscribe address unsubscribes once', async () => {

@@ -13,8 +13,10 @@ declare module 'smtp-server' {
 }
 
 /**
- * The BOUNCE_SMTP_PORT listener: takes DSNs and ARF reports sent to VERP return paths and mailto unsubscribes.
- * Any other recipient is refused at RCPT (550), so it is no relay and no mailbox for strangers.
+ * The BOUNCE_SMTP_PORT listener: takes DSNs and ARF reports sent to VERP return paths, postmaster or abuse,
+ * and mailto unsubscribes (readInboundAddress). Any other recipient is refused at RCPT (550), so it is no relay
+ * and no mailbox for strangers; what reaches postmaster or abuse changes something only when it names one of
+ * our messages by a signed return path.
  */
 export async function startBounceListener(
   ctx: AppContext,

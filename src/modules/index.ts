@@ -5,9 +5,9 @@ import { campaignSources, campaignsModule } from './campaigns/index.js'
 import { confirmationModule } from './confirmation/index.js'
 import { domainsModule } from './domains/index.js'
 import { eventsModule } from './events/index.js'
-import { listsModule } from './lists/index.js'
+import { createListsModule } from './lists/index.js'
 import { searchModule } from './search/index.js'
-import { segmentsModule } from './segments/index.js'
+import { createSegmentService, segmentsModule } from './segments/index.js'
 import { subscribersModule } from './subscribers/index.js'
 import { systemModule } from './system/index.js'
 import { templatesModule } from './templates/index.js'
@@ -23,7 +23,7 @@ export type { ModuleDef } from './registry.js'
 export const modules: ModuleDef[] = [
   systemModule,
   accountsModule,
-  listsModule,
+  createListsModule((ctx) => createSegmentService(ctx).all),
   subscribersModule,
   confirmationModule,
   searchModule,

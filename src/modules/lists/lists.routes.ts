@@ -3,12 +3,12 @@ import type { AppContext } from '../../core/context.js'
 import type { ApiApp } from '../../core/http/app-types.js'
 import { commonErrors, Deleted, IdParams } from '../../core/http/schemas.js'
 import { CreateListBody, ListDetail, ListObject, UpdateListBody } from './lists.schemas.js'
-import { createListService } from './lists.service.js'
+import { createListService, type SegmentsOf } from './lists.service.js'
 
 const tags = ['Lists']
 
-export function listRoutes(app: ApiApp, ctx: AppContext): void {
-  const lists = createListService(ctx)
+export function listRoutes(app: ApiApp, ctx: AppContext, segmentsOf: SegmentsOf): void {
+  const lists = createListService(ctx, segmentsOf)
 
   app.post(
     '/lists',

@@ -5,6 +5,9 @@ import { toListDetail, toListObject, type ListInput, type ListRow } from './list
 
 type Ctx = Pick<AppContext, 'db' | 'clock'>
 
+/** The segments of a list as `GET /lists/{id}/segments` answers them (supplied by the segments module). */
+export type SegmentsOf = (accountId: number, listId: number) => Promise<Record<string, unknown>[]>
+
 function toColumns(input: ListInput): Partial<repo.NewList> {
   const out: Partial<repo.NewList> = {}
   if (input.name !== undefined) out.name = input.name.trim()
@@ -34,7 +37,7 @@ export async function requireList(
   return row
 }
 
-export function createListService(ctx: Ctx) {
+export function createListService(ctx: Ctx, segmentsOf: SegmentsOf = async () => []) {
   return {
     async create(accountId: number, input: ListInput & { name: string }) {
       const row = await repo.insertList(ctx.db, accountId, { ...toColumns(input), name: input.name.trim() })
@@ -46,8 +49,7 @@ export function createListService(ctx: Ctx) {
     async detail(accountId: number, listId: number) {
       const row = await requireList(ctx, accountId, listId)
       const counts = await repo.countByStatus(ctx.db, listId)
-      // Segments arrive with campaigns (contract §6); until a list has any, the array is truly empty.
-      return toListDetail(row, counts, [])
+      return toListDetail(row, counts, await segmentsOf(accountId, listId))
     },
     async update(accountId: number, listId: number, input: ListInput) {
       const row = await repo.updateList(ctx.db, accountId, listId, toColumns(input), ctx.clock.now())

@@ -22,7 +22,7 @@ export {
   UnsupportedConditionError,
   type ConditionSqlOptions,
 } from './condition.sql.js'
-export { findSegments } from './segments.service.js'
+export { createSegmentService, findSegments } from './segments.service.js'
 
 /** Segments of a list: saved conditions (contract §6 language) that campaigns can target. */
 export const segmentsModule: ModuleDef = { name: 'segments', apiRoutes: segmentRoutes }

@@ -69,6 +69,10 @@ describe('segments of a list', async () => {
         [second.body.id, 'Brno', 1, '2026-03-01 12:00:01'],
       ],
     )
+    // The list's detail shows the same segments.
+    const detail = await t.req('GET', `/lists/${list}`)
+    assert.equal(detail.status, 200)
+    assert.deepEqual(detail.body.list.segments, all.body)
   })
 
   it('counts many segments of one list (counted in groups)', async () => {
@@ -96,6 +100,7 @@ describe('segments of a list', async () => {
     const res = await t.req('GET', `/lists/${list}/segments`)
     assert.equal(res.status, 200)
     assert.deepEqual(res.body, [])
+    assert.deepEqual((await t.req('GET', `/lists/${list}`)).body.list.segments, [])
   })
 
   it('requires a name and a filter', async () => {

@@ -8,8 +8,10 @@ import {
   finishIfDone,
   freezeRecipients,
   lockPreparing,
+  setSender,
   startSending,
 } from './campaign-send.repo.js'
+import { senderIdentity } from './campaign-sender-identity.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>
 
@@ -17,16 +19,29 @@ type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>
 export const CAMPAIGN_DOMAIN_TYPES = ['sending'] as const
 
 /**
- * Step 1 ("preparing") of a send, in one transaction: checks the sender domain, freezes the recipients into
+ * Step 1 ("preparing") of a send, in one transaction: fixes the sender and checks its domain, freezes the recipients into
  * the ledger and the links of the HTML, and moves the campaign to sending (2). The campaign row is locked
  * and skipped by other workers, and a crash rolls the whole step back, so it runs exactly once.
  */
 export async function prepareCampaign(ctx: Ctx, campaignId: number): Promise<boolean> {
   return ctx.db.transaction(async (tx) => {
     if (!(await lockPreparing(tx, campaignId))) return false
-    const c = await findCampaignById(tx, campaignId)
-    if (!c) return false
+    const found = await findCampaignById(tx, campaignId)
+    if (!found) return false
     const now = ctx.clock.now()
+    // The sender is fixed here, with the recipients: fields the campaign leaves empty come from its lists.
+    const sender = await senderIdentity(tx, found)
+    const c = { ...found, ...sender }
+    if (c.fromEmail === '') {
+      await errorCampaign(tx, c.id, 'no sender: neither the campaign nor its lists have a from_email', now)
+      return true
+    }
+    if (
+      sender.fromName !== found.fromName ||
+      sender.fromEmail !== found.fromEmail ||
+      sender.replyTo !== found.replyTo
+    )
+      await setSender(tx, c.id, sender)
     const domain = await findDomainForAddress(tx, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES)
     if (!domain?.valid) {
       const name = c.fromEmail.slice(c.fromEmail.lastIndexOf('@') + 1)

@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryOne, queryRows } from '../../core/db/sql.js'
 import type { ContactForMerge } from '../messages/index.js'
+import type { SenderIdentity } from './campaign-sender-identity.js'
 import type { CampaignRow } from './campaigns.schemas.js'
 import type { CampaignStatus } from './campaigns.table.js'
 
@@ -292,6 +293,14 @@ export async function errorCampaign(ex: Executor, campaignId: number, reason: st
   await ex.execute(
     sql`UPDATE campaigns SET status = 4, error = ${reason.slice(0, 1000)}, changed_at = ${iso(now)}::timestamptz
         WHERE id = ${campaignId} AND status IN (1, 2)`,
+  )
+}
+
+/** Side effect: the sender fields the campaign goes out with, once it took the empty ones from its lists. */
+export async function setSender(ex: Executor, campaignId: number, s: SenderIdentity) {
+  await ex.execute(
+    sql`UPDATE campaigns SET from_name = ${s.fromName}, from_email = ${s.fromEmail}, reply_to = ${s.replyTo}
+        WHERE id = ${campaignId}`,
   )
 }
 

@@ -126,6 +126,61 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     assert.equal(row?.error, 'no verified sending domain for shop.example')
   })
 
+  it("sends as the list's sender where the campaign leaves its sender fields empty", async () => {
+    sink.messages.length = 0
+    const l = await listWith(t, t.account, people(2, 'fromlist'))
+    const put = await t.req('PUT', `/lists/${l}`, {
+      body: { from_name: 'List Sender', from_email: 'list@shop.example', reply_to: 'care@shop.example' },
+    })
+    assert.equal(put.status, 200, put.text)
+    const id = await createCampaign(t, t.account, [l], { from_name: '', from_email: '', reply_to: '' })
+    const created = await t.req('GET', `/campaigns/${id}`)
+    assert.deepEqual([created.body.from_name, created.body.from_email, created.body.reply_to], ['', '', ''])
+    await t.req('POST', `/campaigns/${id}/send`)
+    for (let i = 0; i < 3 && (await campaignRow(t, id))?.status !== 3; i++) await sender.runOnce()
+    assert.equal((await campaignRow(t, id))?.status, 3)
+    assert.equal(sink.messages.length, 2)
+    for (const m of sink.messages) {
+      assert.deepEqual(m.parsed.from?.value, [{ name: 'List Sender', address: 'list@shop.example' }])
+      assert.equal(m.parsed.replyTo?.value[0]?.address, 'care@shop.example')
+    }
+    // The campaign shows the sender it went out with.
+    const sent = await t.req('GET', `/campaigns/${id}`)
+    assert.deepEqual(
+      [sent.body.from_name, sent.body.from_email, sent.body.reply_to],
+      ['List Sender', 'list@shop.example', 'care@shop.example'],
+    )
+    // Its own fields win over the list's, field by field.
+    sink.messages.length = 0
+    const own = await createCampaign(t, t.account, [l], { from_email: '', reply_to: '' })
+    await t.req('POST', `/campaigns/${own}/send`)
+    for (let i = 0; i < 3 && (await campaignRow(t, own))?.status !== 3; i++) await sender.runOnce()
+    assert.deepEqual(sink.messages[0]?.parsed.from?.value, [{ name: 'Shop', address: 'list@shop.example' }])
+  })
+
+  it('errors a campaign without a sender in it or its lists, and refuses a bad sender address', async () => {
+    const l = await listWith(t, t.account, people(1, 'nosender'))
+    const id = await createCampaign(t, t.account, [l], { from_email: '' })
+    await t.req('POST', `/campaigns/${id}/send`)
+    await sender.runOnce()
+    const row = await campaignRow(t, id)
+    assert.equal(row?.status, 4)
+    assert.equal(row?.error, 'no sender: neither the campaign nor its lists have a from_email')
+    const bad = await t.req('POST', '/campaigns', {
+      body: {
+        title: 'T',
+        from_name: '',
+        from_email: 'not an address',
+        reply_to: '',
+        subject: 'S',
+        html_text: '<p>x</p>',
+        recepient_lists: [l],
+      },
+    })
+    assert.equal(bad.status, 422)
+    assert.deepEqual(Object.keys(bad.body.errors), ['from_email'])
+  })
+
   it('errors a campaign whose every message the relay refuses; refused addresses hard-bounce', async () => {
     sink.messages.length = 0
     const l = await listWith(t, t.account, people(3, 'refused'))

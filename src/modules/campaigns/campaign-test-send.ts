@@ -7,6 +7,7 @@ import { CAMPAIGN_DOMAIN_TYPES } from './campaign-prepare.js'
 import { compileCampaign, renderCampaignHtml, renderCampaignMail } from './campaign-render.js'
 import type { CampaignRow } from './campaigns.schemas.js'
 import { contactForMerge } from './campaign-sources.repo.js'
+import { senderIdentity } from './campaign-sender-identity.js'
 import { insertTestMessage, storeTestHtml } from './campaign-test-send.repo.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret'>
@@ -16,7 +17,9 @@ type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 
  * campaign (campaign_id 0), so their opens and clicks work but count in no statistic. An address that is a
  * subscriber gets their own merge values; another gets only its address.
  */
-export async function sendTestCopies(ctx: Ctx, c: CampaignRow, emails: string[]): Promise<number> {
+export async function sendTestCopies(ctx: Ctx, row: CampaignRow, emails: string[]): Promise<number> {
+  // The sender the campaign would go out with now (its empty fields from its lists), as sending fixes it.
+  const c = { ...row, ...(await senderIdentity(ctx.db, row)) }
   const domain = await findDomainForAddress(ctx.db, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES)
   if (!domain?.valid) {
     throw fieldError('from_email', 'The from_email must belong to a verified sending domain.')
@@ -25,6 +28,7 @@ export async function sendTestCopies(ctx: Ctx, c: CampaignRow, emails: string[])
   let sent = 0
   for (const email of emails) {
     const contact = await contactForMerge(ctx.db, { accountId: c.accountId, email })
+    const vars = contact ? contactMergeVars(contact) : { email }
     const message = await insertTestMessage(ctx.db, {
       accountId: c.accountId,
       contactId: contact?.id ?? null,
@@ -36,7 +40,7 @@ export async function sendTestCopies(ctx: Ctx, c: CampaignRow, emails: string[])
       messageId: message.id,
       email,
       name: contact ? `${contact.name} ${contact.surname}`.trim() : '',
-      vars: contact ? contactMergeVars(contact) : { email },
+      vars,
     }
     // The web version of a test copy cannot be rendered from a campaign it is not part of: it is kept.
     await storeTestHtml(ctx.db, message.id, renderCampaignHtml(compiled, recipient))

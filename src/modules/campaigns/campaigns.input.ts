@@ -58,9 +58,10 @@ async function checkTemplate(ctx: Ctx, accountId: number, id: number, bag: Field
   }
 }
 
+/** An address, or '' for "the list's" (sender fields, see senderIdentity). */
 function address(value: string, field: string, bag: FieldErrorBag): string {
   const email = normalizeEmail(value)
-  if (!isValidEmail(email)) bag.add(field, `The ${field} must be a valid email address.`)
+  if (email !== '' && !isValidEmail(email)) bag.add(field, `The ${field} must be a valid email address.`)
   return email
 }
 
@@ -83,7 +84,7 @@ export async function campaignValues(
   const targets = toTargets(body.recepient_lists)
   const values: Omit<repo.CampaignValues, 'status'> = {
     title: text(body.title, 'title', bag),
-    fromName: text(body.from_name, 'from_name', bag),
+    fromName: body.from_name.trim(),
     fromEmail: address(body.from_email, 'from_email', bag),
     replyTo: address(body.reply_to, 'reply_to', bag),
     subject: text(body.subject, 'subject', bag),

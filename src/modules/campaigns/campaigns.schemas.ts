@@ -78,9 +78,10 @@ export type RecipientListsInputT = Static<typeof RecipientListsInput>
  */
 export const CampaignBody = Type.Object({
   title: Type.String({ minLength: 1, maxLength: 255 }),
-  from_name: Type.String({ minLength: 1, maxLength: 255 }),
-  from_email: Type.String({ minLength: 1, maxLength: 254 }),
-  reply_to: Type.String({ minLength: 1, maxLength: 254 }),
+  // Required, but may be empty: sending then takes the field from the campaign's lists.
+  from_name: Type.String({ maxLength: 255, description: "empty: the first target list's from_name" }),
+  from_email: Type.String({ maxLength: 254, description: "empty: the first target list's from_email" }),
+  reply_to: Type.String({ maxLength: 254, description: "empty: the first target list's reply_to" }),
   subject: Type.String({ minLength: 1, maxLength: 998 }),
   html_text: Type.String({ minLength: 1, maxLength: HTML_MAX }),
   recepient_lists: RecipientListsInput,

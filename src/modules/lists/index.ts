@@ -3,7 +3,7 @@ import type { ModuleDef } from '../registry.js'
 import { listRoutes } from './lists.routes.js'
 import type { SegmentsOf } from './lists.service.js'
 
-export { ownListIds } from './lists.repo.js'
+export { listSenders, ownListIds } from './lists.repo.js'
 export { requireList } from './lists.service.js'
 export type { ListRow } from './lists.schemas.js'
 export { lists } from './lists.table.js'

@@ -32,6 +32,19 @@ export async function ownListIds(ex: Executor, accountId: number, ids: number[])
   return new Set(rows.map((r) => r.id))
 }
 
+/** The sender fields of the account's lists among `ids` (a campaign without its own sender uses them). */
+export async function listSenders(
+  ex: Executor,
+  accountId: number,
+  ids: number[],
+): Promise<Pick<ListRow, 'id' | 'fromName' | 'fromEmail' | 'replyTo'>[]> {
+  if (ids.length === 0) return []
+  return ex
+    .select({ id: lists.id, fromName: lists.fromName, fromEmail: lists.fromEmail, replyTo: lists.replyTo })
+    .from(lists)
+    .where(and(eq(lists.accountId, accountId), inArray(lists.id, ids)))
+}
+
 export async function findList(
   ex: Executor,
   accountId: number,

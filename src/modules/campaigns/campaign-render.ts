@@ -34,12 +34,29 @@ const PLACEHOLDER = 'https://tidings-click.invalid/'
 const PLACEHOLDER_RE = /https:\/\/tidings-click\.invalid\/(\d+)/g
 
 /**
- * The campaign's HTML with CSS inlined and every trackable link replaced, and the links by index. A link
- * that holds a merge tag differs per recipient, so it is left untracked rather than stored wrongly.
+ * The campaign's HTML with CSS inlined and every trackable (http/https) link replaced, and the links by index.
+ * A link with merge tags in it (`https://shop.example/?e=*|EMAIL|*`) is stored as written and rendered for
+ * the recipient when clicked (personalLinks). Left untracked: our own pages, and links whose merge tags an
+ * editor URL-encoded (`*%7CEMAIL%7C*`), which no rendering would fill.
  */
 export function trackableHtml(content: Pick<CampaignContent, 'html' | 'publicUrl'>) {
-  const isOwn = (url: string) => url.startsWith(`${content.publicUrl}/`) || /\*\||%7C/i.test(url)
+  const isOwn = (url: string) => url.startsWith(`${content.publicUrl}/`) || /\*%7C/i.test(url)
   return rewriteLinks(inlineCss(content.html), (i) => `${PLACEHOLDER}${i}`, isOwn)
+}
+
+// Both *|TAG|* and {*|TAG|*} hold this.
+const MERGE_TAG = '*|'
+
+/** Whether any of a campaign's links is personal (holds merge tags). */
+export const hasPersonalLinks = (links: readonly string[]) => links.some((l) => l.includes(MERGE_TAG))
+
+/**
+ * A campaign's links as one recipient's mail points to them: merge tags filled in from their values, as
+ * written (a value is not URL-encoded, as in the mail's text). Links without tags are returned as they are.
+ */
+export function personalLinks(links: readonly string[], vars: Record<string, MergeValue>): string[] {
+  const data: MergeData = { vars }
+  return links.map((l) => (l.includes(MERGE_TAG) ? compileTemplate(l).render(data, 'text').trim() : l))
 }
 
 export interface CompiledCampaign {

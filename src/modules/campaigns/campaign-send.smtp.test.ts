@@ -142,6 +142,37 @@ describe('campaign sent over SMTP by the worker', async () => {
     assert.deepEqual(Object.keys(bad.body.errors), ['emails.0'])
   })
 
+  it("tracks links with merge tags and sends each click to the recipient's own target", async () => {
+    const personal =
+      '<p><a href="https://shop.example/me?e=*|EMAIL|*&amp;n=*|name|*">Mine</a>' +
+      ' <a href="https://shop.example/sale">Sale</a> <a href="*|UNSUB|*">Unsubscribe</a></p>'
+    const id = await createCampaign(t, t.account, { lists: [listB], segments: [] }, { html_text: personal })
+    const before = sink.messages.length
+    assert.equal((await t.req('POST', `/campaigns/${id}/send`)).status, 200)
+    assert.equal((await waitForStatus(t, id, [3, 4])).status, 3)
+    const mails = (await sink.waitFor(before + 3)).slice(before)
+    const cyril = mails.find((m) => m.envelopeTo.includes('brno@example.cz'))!
+    assert.doesNotMatch(html(cyril), /shop\.example/, 'both links are tracked')
+    assert.match(html(cyril), /\/u\//, 'the unsubscribe link is our own page, untracked')
+    const [mine, sale] = linksIn(cyril, /http:\/\/[^"]+\/t\/c\/[^"]+/g)
+    const hit = await t.req('GET', new URL(mine!).pathname)
+    assert.equal(hit.status, 302)
+    assert.equal(hit.headers.location, 'https://shop.example/me?e=brno@example.cz&n=Cyril')
+    assert.equal((await t.req('GET', new URL(sale!).pathname)).headers.location, 'https://shop.example/sale')
+    const log = await t.req('GET', `/campaigns/${id}/log?events[]=click`)
+    assert.deepEqual(log.body.campaign_log.map((e: { url: string }) => e.url).sort(), [
+      'https://shop.example/me?e=brno@example.cz&n=Cyril',
+      'https://shop.example/sale',
+    ])
+    // A test copy is filled in for its own recipient.
+    const res = await t.req('POST', `/campaigns/${id}/test`, { body: { emails: ['qa@example.cz'] } })
+    assert.equal(res.status, 200, res.text)
+    const copy = (await sink.waitFor(before + 4))[before + 3]!
+    const copyLink = linksIn(copy, /http:\/\/[^"]+\/t\/c\/[^"]+/g)[0]!
+    const copied = await t.req('GET', new URL(copyLink).pathname)
+    assert.equal(copied.headers.location, 'https://shop.example/me?e=qa@example.cz&n=')
+  })
+
   it('refuses to send a sent campaign again; 404 to another account and unknown ids, 422 to bad ids, 401 without key', async () => {
     const again = await t.req('POST', `/campaigns/${campaignId}/send`)
     assert.equal(again.status, 422)

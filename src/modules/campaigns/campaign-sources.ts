@@ -5,7 +5,7 @@ import { campaignContent } from './campaign-content.js'
 import { contactMergeVars } from '../messages/index.js'
 import { storedSources, type MessageSources } from '../tracking/index.js'
 import { CAMPAIGN_DOMAIN_TYPES } from './campaign-prepare.js'
-import { compileCampaign, renderCampaignHtml } from './campaign-render.js'
+import { compileCampaign, hasPersonalLinks, personalLinks, renderCampaignHtml } from './campaign-render.js'
 import { contactForMerge } from './campaign-sources.repo.js'
 
 type Ctx = Pick<AppContext, 'db' | 'config' | 'linkSecret'>
@@ -18,18 +18,28 @@ const LINK_CACHE_SIZE = 200
  * ledger rows), and its web version is rendered again for the recipient. Other mail uses the stored sources.
  */
 export function campaignSources(ctx: Ctx): MessageSources {
-  const links = new Map<number, string[]>()
+  const frozen = new Map<number, { links: string[]; personal: boolean }>()
+  async function campaignLinks(campaignId: number) {
+    const cached = frozen.get(campaignId)
+    if (cached) return cached
+    const links = (await findCampaignById(ctx.db, campaignId))?.links
+    if (!links) return undefined
+    if (frozen.size >= LINK_CACHE_SIZE) frozen.delete(frozen.keys().next().value!)
+    const found = { links, personal: hasPersonalLinks(links) }
+    frozen.set(campaignId, found)
+    return found
+  }
   return {
     async links(message) {
       if (message.campaignId === 0) return storedSources.links(message)
-      const cached = links.get(message.campaignId)
-      if (cached) return cached
-      const found = (await findCampaignById(ctx.db, message.campaignId))?.links ?? null
-      if (found) {
-        if (links.size >= LINK_CACHE_SIZE) links.delete(links.keys().next().value!)
-        links.set(message.campaignId, found)
-      }
-      return found
+      const found = await campaignLinks(message.campaignId)
+      if (!found?.personal) return found?.links ?? null
+      // Links with merge tags are filled in for the recipient now (an erased one gets only the address).
+      const contact =
+        message.contactId === null
+          ? undefined
+          : await contactForMerge(ctx.db, { contactId: message.contactId })
+      return personalLinks(found.links, contact ? contactMergeVars(contact) : { email: message.email })
     },
     async lists(message) {
       if (message.campaignId === 0) return storedSources.lists(message)

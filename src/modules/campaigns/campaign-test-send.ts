@@ -4,7 +4,7 @@ import { findDomainForAddress } from '../domains/index.js'
 import { campaignContent } from './campaign-content.js'
 import { contactMergeVars, deliver } from '../messages/index.js'
 import { CAMPAIGN_DOMAIN_TYPES } from './campaign-prepare.js'
-import { compileCampaign, renderCampaignHtml, renderCampaignMail } from './campaign-render.js'
+import { compileCampaign, personalLinks, renderCampaignHtml, renderCampaignMail } from './campaign-render.js'
 import type { CampaignRow } from './campaigns.schemas.js'
 import { contactForMerge } from './campaign-sources.repo.js'
 import { senderIdentity } from './campaign-sender-identity.js'
@@ -34,7 +34,8 @@ export async function sendTestCopies(ctx: Ctx, row: CampaignRow, emails: string[
       contactId: contact?.id ?? null,
       email,
       subject: c.subject,
-      links: compiled.links,
+      // A test copy stands outside the campaign, so it keeps its links, personal ones filled in.
+      links: personalLinks(compiled.links, vars),
     })
     const recipient = {
       messageId: message.id,

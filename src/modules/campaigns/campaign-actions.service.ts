@@ -23,8 +23,10 @@ const STATUS_NAMES: Record<CampaignStatus, string> = {
 /** Test copies per request: enough for a team's inboxes, too few to be a way around sending. */
 export const MAX_TEST_EMAILS = 20
 
-const wrongStatus = (action: string, status: CampaignStatus) =>
-  fieldError('status', `A ${STATUS_NAMES[status]} campaign cannot be ${action}.`)
+const wrongStatus = (action: string, status: CampaignStatus) => {
+  const name = STATUS_NAMES[status]
+  return fieldError('status', `${/^[aeiou]/.test(name) ? 'An' : 'A'} ${name} campaign cannot be ${action}.`)
+}
 
 /** The send controls of contract §4: send, schedule, unschedule, pause, resume, cancel and test copies. */
 export function createCampaignActions(ctx: Ctx) {

@@ -1,11 +1,11 @@
 import type { AppContext } from '../../core/context.js'
-import { bounceHostFor, type DomainRow } from '../domains/index.js'
+import { bounceHostFor, dkimKeyOf, type DomainRow } from '../domains/index.js'
 import type { CampaignContent } from './campaign-render.js'
 import type { CampaignRow } from './campaigns.schemas.js'
 
 /**
- * What a campaign's mail is made of, from its row and its sending domain. Without a domain (a web version
- * of a campaign whose domain is gone) the mail would be unsigned; pages need no signature anyway.
+ * What a campaign's mail is made of, from its row and its sending domain. Without a verified domain (a web
+ * version of a campaign whose domain is gone) the mail would be unsigned; pages need no signature anyway.
  */
 export function campaignContent(
   ctx: Pick<AppContext, 'config' | 'linkSecret'>,
@@ -21,11 +21,7 @@ export function campaignContent(
     html: c.htmlText,
     plainText: c.plainText,
     bounceDomain: bounceHostFor(domain?.name ?? 'invalid'),
-    dkim: domain && {
-      domainName: domain.name,
-      keySelector: domain.dkimSelector,
-      privateKey: domain.dkimPrivateKey,
-    },
+    dkim: dkimKeyOf(domain),
     publicUrl: ctx.config.publicUrl,
     linkSecret: ctx.linkSecret,
   }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import { notFound } from '../../core/http/errors.js'
+import { dkimKeyOf, findDomainForAddress } from '../domains/index.js'
 import { confirmUrl, readConfirmToken } from './confirmation.links.js'
 import { composeConfirmationMail } from './confirmation.mail.js'
 import * as repo from './confirmation.repo.js'
@@ -13,6 +14,8 @@ export interface ConfirmOutcome {
   redirectTo: string | null
 }
 
+const CONFIRMATION_DOMAIN_TYPES = ['sending', 'transactional'] as const
+
 export function createConfirmationService(ctx: Ctx) {
   return {
     /** Sends the confirmation mail while the membership is still unconfirmed; says whether it did. */
@@ -20,9 +23,15 @@ export function createConfirmationService(ctx: Ctx) {
       const recipient = await repo.findUnconfirmedRecipient(ctx.db, p)
       if (!recipient) return 'skipped'
       const link = confirmUrl(ctx.config.publicUrl, ctx.linkSecret, p)
-      await ctx.mailer.send(
-        composeConfirmationMail({ ...recipient, link, fallbackFrom: ctx.config.mailFrom }),
+      const mail = composeConfirmationMail({ ...recipient, link, fallbackFrom: ctx.config.mailFrom })
+      // Signed when the sender's address is on a verified domain of the account.
+      const domain = await findDomainForAddress(
+        ctx.db,
+        p.accountId,
+        mail.from.address,
+        CONFIRMATION_DOMAIN_TYPES,
       )
+      await ctx.mailer.send({ ...mail, dkim: dkimKeyOf(domain) })
       return 'sent'
     },
 

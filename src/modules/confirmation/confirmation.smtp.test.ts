@@ -2,7 +2,9 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { startSmtpSink, type SinkMessage, type SmtpSink } from '../../../test/helpers/smtp-sink.js'
+import { dkimResults } from '../../../test/helpers/dkim.js'
 import { signToken } from '../../core/ids.js'
+import { addDomain } from '../transactional/transactional.test-helpers.js'
 import { contacts, memberships } from '../subscribers/index.js'
 import { queueConfirmationMail } from './index.js'
 import {
@@ -176,6 +178,18 @@ describe('double opt-in confirmation over SMTP', async () => {
   it('does not retry an address the relay refuses for good', async () => {
     const { contactId } = await addMember(t, listId, 'refused@example.cz')
     assert.equal(await jobDone(t, contactId), 'completed')
+  })
+
+  it("signs the mail with DKIM once the list's sender domain is verified", async () => {
+    const { contactId: first } = await addMember(t, listId, 'unsigned@example.cz')
+    const unsigned = await mailTo(sink, 'unsigned@example.cz')
+    assert.equal(await jobDone(t, first), 'completed')
+    assert.doesNotMatch(unsigned.raw, /^DKIM-Signature:/im, 'no verified domain yet')
+    const domain = await addDomain(t, t.account.id, 'shop.cz', { type: 'sending' })
+    await addMember(t, listId, 'signed@example.cz')
+    const signed = await mailTo(sink, 'signed@example.cz')
+    const results = await dkimResults(signed.raw, domain)
+    assert.equal(results[0]?.status.result, 'pass', JSON.stringify(results[0]?.status))
   })
 
   it('works end to end through POST /lists/{id}/subscribe', async () => {

@@ -1,4 +1,5 @@
 import type { Executor } from '../../core/db/client.js'
+import type { DkimKey } from '../../core/mail/mailer.js'
 import { parseDomainName } from './domain-name.js'
 import { findVariantsWithKeys } from './domains.repo.js'
 import type { DomainRow, DomainType } from './domains.schemas.js'
@@ -21,4 +22,14 @@ export async function findDomainForAddress(
   const rows = await findVariantsWithKeys(ex, accountId, name, types)
   const rank = (d: DomainRow) => (d.valid ? 0 : types.length) + types.indexOf(d.type)
   return rows.sort((a, b) => rank(a) - rank(b))[0]
+}
+
+/**
+ * The key mail from this domain is signed with; undefined unless the domain is verified (an unpublished key
+ * would only make the signature fail, so such mail goes unsigned).
+ */
+export function dkimKeyOf(domain: DomainRow | undefined): DkimKey | undefined {
+  return domain?.valid === true
+    ? { domainName: domain.name, keySelector: domain.dkimSelector, privateKey: domain.dkimPrivateKey }
+    : undefined
 }

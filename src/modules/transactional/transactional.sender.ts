@@ -1,5 +1,5 @@
 import type { AppContext } from '../../core/context.js'
-import { bounceHostFor, findDomainForAddress, type DomainType } from '../domains/index.js'
+import { bounceHostFor, dkimKeyOf, findDomainForAddress, type DomainType } from '../domains/index.js'
 import {
   composeMessage,
   deliver,
@@ -39,12 +39,8 @@ async function prepare(ctx: Ctx, batchId: number): Promise<CompiledBatch | undef
   const name = domain?.name ?? batch.fromEmail.slice(batch.fromEmail.lastIndexOf('@') + 1)
   return compileBatch(batch, {
     bounceDomain: bounceHostFor(name),
-    // The intake checked the domain; if it lost its verification since, an unpublished key would only make
-    // the signature fail, so the message goes unsigned.
-    dkim:
-      domain?.valid === true
-        ? { domainName: domain.name, keySelector: domain.dkimSelector, privateKey: domain.dkimPrivateKey }
-        : undefined,
+    // The intake checked the domain; if it lost its verification since, the message goes unsigned.
+    dkim: dkimKeyOf(domain),
     webVersion: trackingLinks(ctx).webVersion,
   })
 }

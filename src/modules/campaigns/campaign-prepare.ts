@@ -19,9 +19,9 @@ type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>
 export const CAMPAIGN_DOMAIN_TYPES = ['sending'] as const
 
 /**
- * Step 1 ("preparing") of a send, in one transaction: fixes the sender and checks its domain, freezes the recipients into
- * the ledger and the links of the HTML, and moves the campaign to sending (2). The campaign row is locked
- * and skipped by other workers, and a crash rolls the whole step back, so it runs exactly once.
+ * Step 1 ("preparing") of a send, in one transaction: fixes the sender and checks its domain, freezes the
+ * recipients into the ledger and the links of the HTML, and moves the campaign to sending (2). The campaign
+ * row is locked and skipped by other workers, and a crash rolls the whole step back, so it runs exactly once.
  */
 export async function prepareCampaign(ctx: Ctx, campaignId: number): Promise<boolean> {
   return ctx.db.transaction(async (tx) => {

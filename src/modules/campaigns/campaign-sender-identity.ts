@@ -14,9 +14,8 @@ export async function senderIdentity(
   ex: Executor,
   c: Pick<CampaignRow, 'accountId' | 'targets'> & SenderIdentity,
 ): Promise<SenderIdentity> {
-  const own = { fromName: c.fromName, fromEmail: c.fromEmail, replyTo: c.replyTo }
-  const resolved = { ...own }
-  if (own.fromName === '' || own.fromEmail === '' || own.replyTo === '') {
+  const resolved = { fromName: c.fromName, fromEmail: c.fromEmail, replyTo: c.replyTo }
+  if (Object.values(resolved).includes('')) {
     const order = [...new Set([...c.targets.lists, ...c.targets.segments.map((s) => s.list)])]
     const byId = new Map((await listSenders(ex, c.accountId, order)).map((l) => [l.id, l]))
     for (const field of ['fromName', 'fromEmail', 'replyTo'] as const) {

@@ -33,7 +33,7 @@ export function createCampaignActions(ctx: Ctx) {
   const campaignOf = (accountId: number, id: number) => requireCampaign(ctx, accountId, id)
 
   return {
-    /** 0 or 7 → 1 (preparing); a worker freezes the recipients and sends. */
+    /** 0 or 7 → 1 (preparing); a worker freezes the recipients and sends. A schedule it had no longer applies. */
     async send(accountId: number, id: number) {
       const c = await campaignOf(accountId, id)
       const now = ctx.clock.now()
@@ -44,7 +44,7 @@ export function createCampaignActions(ctx: Ctx) {
         [0, 7],
         1,
         now,
-        sql`, sent_at = ${now.toISOString()}::timestamptz, error = NULL`,
+        sql`, sent_at = ${now.toISOString()}::timestamptz, scheduled_at = NULL, error = NULL`,
       )
       if (!moved) throw wrongStatus('sent', c.status)
       wakeCampaignSenders()

@@ -126,6 +126,22 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     assert.equal(row?.error, 'no verified sending domain for shop.example')
   })
 
+  it('sending a scheduled campaign now drops its schedule', async () => {
+    const id = await createCampaign(t, t.account, [await listWith(t, t.account, people(1, 'sched'))])
+    const at = '2027-12-24 18:00:00'
+    assert.equal(
+      (await t.req('POST', `/campaigns/${id}/schedule`, { body: { scheduled_at: at } })).status,
+      200,
+    )
+    assert.equal((await t.req('GET', `/campaigns/${id}`)).body.scheduled_at, at)
+    assert.equal((await t.req('POST', `/campaigns/${id}/send`)).status, 200)
+    for (let i = 0; i < 3 && (await campaignRow(t, id))?.status !== 3; i++) await sender.runOnce()
+    const sent = await t.req('GET', `/campaigns/${id}`)
+    assert.equal(sent.body.status, 3)
+    assert.equal(sent.body.scheduled_at, null)
+    assert.equal(sent.body.sent_at, clock.now().toISOString().slice(0, 19).replace('T', ' '))
+  })
+
   it("sends as the list's sender where the campaign leaves its sender fields empty", async () => {
     sink.messages.length = 0
     const l = await listWith(t, t.account, people(2, 'fromlist'))

@@ -8,10 +8,11 @@ import { createJobQueue } from './queue.js'
 declare module './queue.js' {
   interface JobMap {
     'test.blip': { n: number }
+    'test.burst': { n: number }
   }
 }
 
-describe('job queue: a database failure while pg-boss completes a job', async () => {
+describe('job queue (pg-boss)', async () => {
   const database = await createTestDatabase()
   let failing = false
   // The database as pg-boss sees it, able to drop out just for the statement that completes a job.
@@ -49,5 +50,19 @@ describe('job queue: a database failure while pg-boss completes a job', async ()
     assert.match(errors[0]?.message ?? '', /Connection terminated/)
     assert.deepEqual(unhandled, [])
     failing = false
+  })
+
+  it('fetches again at once after a full fetch instead of sleeping out the polling interval', async () => {
+    await queue.start(['test.burst'])
+    for (let n = 0; n < 20; n++) await queue.send('test.burst', { n })
+    const ran: number[] = []
+    const started = Date.now()
+    await queue.work('test.burst', async (data) => {
+      ran.push(data.n)
+    })
+    for (let i = 0; i < 200 && ran.length < 20; i++) await sleep(25)
+    // One job per fetch: with a 0.5 s sleep after each, 20 jobs would take 10 s.
+    assert.equal(ran.length, 20)
+    assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`)
   })
 })

@@ -30,10 +30,10 @@ export interface JobQueue {
   stop(): Promise<void>
   send<N extends JobName>(name: N, data: JobMap[N], opts?: SendOptions): Promise<string | null>
   /**
-   * Runs `handler` for each job. pg-boss sleeps out its polling interval after every fetch, so a queue with
-   * many small jobs wants a larger `batchSize`; the jobs of one fetch run `concurrency` at a time. When any job
-   * of a fetch fails, pg-boss retries that whole fetch: handlers must be safe to run again (ours skip work
-   * that is already done).
+   * Runs `handler` for each job, fetched `batchSize` at a time; the jobs of one fetch run `concurrency` at a
+   * time. After a fetch that came back short, pg-boss sleeps out its polling interval (0.5 s); after a full
+   * one, the next fetch follows at once. When any job of a fetch fails, pg-boss retries that whole fetch:
+   * handlers must be safe to run again (ours skip work that is already done).
    */
   work<N extends JobName>(
     name: N,
@@ -119,9 +119,12 @@ export function createJobQueue(handle: DbHandle, onError: (err: Error) => void):
     },
     async work(name, handler, opts = {}) {
       await ensureQueue(name)
-      await boss.work<JobMap[typeof name]>(
+      const batchSize = opts.batchSize ?? 1
+      // Known once work() returns; the handler first runs after a fetch, later.
+      const worker = { id: '' }
+      worker.id = await boss.work<JobMap[typeof name]>(
         name,
-        { batchSize: opts.batchSize ?? 1, pollingIntervalSeconds: 0.5, includeMetadata: true },
+        { batchSize, pollingIntervalSeconds: 0.5, includeMetadata: true },
         async (jobs) => {
           const queue = [...jobs]
           const errors: unknown[] = []
@@ -133,6 +136,9 @@ export function createJobQueue(handle: DbHandle, onError: (err: Error) => void):
             }
           })
           await Promise.all(lanes)
+          // A full fetch means more jobs are likely waiting: fetch again at once rather than sleep out the
+          // polling interval, which would cap a queue at batchSize jobs per half second.
+          if (jobs.length >= batchSize && worker.id) boss.notifyWorker(worker.id)
           if (errors.length) throw errors[0]
         },
       )

@@ -42,13 +42,13 @@ export function sendMailHtml(reply: FastifyReply, html: string): FastifyReply {
     .send(html)
 }
 
-/** Node refuses header values outside Latin-1; links in mail may hold raw UTF-8 or spaces. */
 /**
  * Fastify answers HEAD through the GET handlers. HEAD is safe (RFC 9110 §9.2.1) and comes from link scanners
  * and preview fetchers, not readers, so it checks the link without counting an open or click.
  */
 const records = (req: FastifyRequest) => req.method !== 'HEAD'
 
+/** Node refuses header values outside Latin-1; links in mail may hold raw UTF-8 or spaces. */
 function locationHeader(url: string): string {
   return url.replace(/[^\x21-\x7e]+/g, (s) => {
     try {

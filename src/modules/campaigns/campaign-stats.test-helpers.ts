@@ -146,7 +146,7 @@ export const R = (i: number) => `r${i}@example.cz`
  *  unsub   r2 twice (03-11 09:30)                                           → unsub 1
  *  spam    r3 twice (03-11 10:30)                                           → spam 1
  *  bounce  r7 hard twice (03-10 15:00); r8 soft (03-10 15:00), soft (03-11 11:00), hard (03-11 11:30);
- *          refused@ hard (03-11 12:00), counted though never injected      → bounce 3, hard_bounce 3
+ *          refused@ hard (03-11 12:00), not counted: it was never injected → bounce 2, hard_bounce 2
  *  purchases r0: 03-11 07:59 (before the click) 7, 03-12 08:00 100.1, 03-18 08:00 (exactly 7 days) 50.2,
  *          03-18 08:00:01 999; r1: 03-12 11:00 25.3; r4 (never clicked) 70; r1 in another account 1000
  *                                                                           → conversions 3, value 175.6

@@ -129,8 +129,10 @@ export function createEventRecorder(ctx: Ctx) {
     /**
      * A hard bounce is written once per message, a soft one every time (each is a delivery attempt), but each
      * kind counts a message once and `bounce` counts it once whichever came first. A message the relay itself
-     * refused at RCPT/DATA counts too, though it was never injected: statistics are counts of the events
-     * recorded (contract §5), so `hard_bounce` and `bounce` agree with the log and stats-detail.
+     * refused (status 2, marked before this call) was never injected: its bounce is logged and suppresses the
+     * address, but stays out of the counters, so `delivery` = inject − bounce never counts what was not sent.
+     * (Counting it in `bounce` alone would take it from `inject` twice: 1 accepted and 2 refused would read
+     * delivery 0 and bounce_rate 200 %.)
      */
     async bounced(
       ex: Executor,
@@ -148,7 +150,7 @@ export function createEventRecorder(ctx: Ctx) {
         await applySoftBounce(ex, m.accountId, m.email, diagnostic, at)
         await insertEvent(ex, { ...about(m), event: 'soft_bounce', msg: diagnostic, occurredAt: at })
       }
-      if (stamp) {
+      if (stamp && stamp.status !== 2) {
         await count(ex, m, {
           [kind === 'hard' ? 'hard_bounce' : 'soft_bounce']: stamp.first ? 1 : 0,
           bounce: stamp.bouncedBefore ? 0 : 1,

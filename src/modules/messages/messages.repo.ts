@@ -108,11 +108,13 @@ export interface MilestoneHit {
   first: boolean
   /** Whether the message had bounced (hard or soft) before this call: `bounce` counts a message once. */
   bouncedBefore: boolean
+  /** The row's send status (2: the relay refused it, so it was never injected). */
+  status: number
 }
 
 /**
  * `before` and `stamp` CTEs that stamp the milestone column the first time it is reached: `stamp` returns the
- * message's tracked columns, `first` and `bounced_before`. (Opens and clicks stamp theirs in
+ * message's tracked columns, `first`, `bounced_before` and `status`. (Opens and clicks stamp theirs in
  * batches, in events.repo recordHits.)
  */
 function milestoneCtes(id: number, milestone: Milestone, now: Date): SQL {
@@ -124,7 +126,7 @@ function milestoneCtes(id: number, milestone: Milestone, now: Date): SQL {
       UPDATE messages SET ${col} = COALESCE(messages.${col}, ${now.toISOString()}::timestamptz)
       FROM before WHERE messages.id = ${id}
       RETURNING messages.id, account_id, campaign_id, pipeline_id, action_id, contact_id, email, links,
-                (before.was IS NULL) AS first, before.bounced AS bounced_before)`
+                (before.was IS NULL) AS first, before.bounced AS bounced_before, messages.status)`
 }
 
 /**
@@ -137,7 +139,7 @@ export async function reachMilestone(
   milestone: Milestone,
   now: Date,
 ): Promise<MilestoneHit | undefined> {
-  const row = await queryOne<TrackedRow & { first: boolean; bounced_before: boolean }>(
+  const row = await queryOne<TrackedRow & { first: boolean; bounced_before: boolean; status: number }>(
     ex,
     sql`WITH ${milestoneCtes(id, milestone, now)} SELECT * FROM stamp`,
   )
@@ -146,5 +148,6 @@ export async function reachMilestone(
     message: toTracked(row),
     first: row.first,
     bouncedBefore: row.bounced_before,
+    status: Number(row.status),
   }
 }

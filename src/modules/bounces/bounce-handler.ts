@@ -18,7 +18,8 @@ export type InboundTarget =
   { kind: 'verp'; messageId: number } | { kind: 'unsubscribe'; messageId: number } | { kind: 'report' }
 
 const UNSUB = /^unsubscribe\+([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)@/i
-const REPORT_MAILBOX = /^(?:postmaster|abuse|bounces\+[^@]*)@/i
+// RFC 5321 4.5.1: postmaster, with or without a domain.
+const REPORT_MAILBOX = /^(?:postmaster$|(?:postmaster|abuse|bounces\+[^@]*)@)/i
 
 export function readInboundAddress(
   ctx: Pick<AppContext, 'config' | 'linkSecret'>,
@@ -56,25 +57,42 @@ async function aboutACopy(ctx: Ctx, message: TrackedMessage, recipient: string |
 }
 
 /**
- * Applies one inbound message addressed to one of our addresses: a bounce or complaint about the message the
- * VERP token names (the token, not the report's own claims, decides which message and account), or a mailto
- * unsubscribe. Auto-replies and anything unrecognised change nothing.
+ * Applies one inbound message, whatever recipients it was addressed to: a bounce or complaint about the
+ * message the VERP token names (the token, not the report's own claims, decides which message and account),
+ * or a mailto unsubscribe. The message is parsed once, and each message it names is changed once, however
+ * many of our addresses it went to. Auto-replies and anything unrecognised change nothing.
  */
-export async function handleInbound(ctx: Ctx, target: InboundTarget, raw: Buffer): Promise<InboundOutcome> {
+export async function handleInbound(
+  ctx: Ctx,
+  targets: readonly InboundTarget[],
+  raw: Buffer,
+): Promise<InboundOutcome[]> {
   const events = createEventRecorder(ctx)
-  if (target.kind === 'unsubscribe') {
-    const done = await events.unsubscribed(target.messageId, async () => null)
-    return done ? 'unsubscribe' : 'no_message'
-  }
+  const outcomes: InboundOutcome[] = []
+  const unsubscribes = new Set(targets.flatMap((t) => (t.kind === 'unsubscribe' ? [t.messageId] : [])))
+  for (const id of unsubscribes)
+    outcomes.push((await events.unsubscribed(id, async () => null)) ? 'unsubscribe' : 'no_message')
+  if (!targets.some((t) => t.kind !== 'unsubscribe')) return outcomes
   const report = await classifyInbound(raw)
   // A report to a mailbox counts only when what it returns names one of our messages by a good signature.
-  const messageId =
-    target.kind === 'verp'
-      ? target.messageId
-      : report.originalEnvelopeFrom
-        ? verpMessageId(ctx, report.originalEnvelopeFrom)
-        : null
-  const message = messageId ? await findTrackedMessage(ctx.dbHandle, messageId) : undefined
+  const returned = report.originalEnvelopeFrom ? verpMessageId(ctx, report.originalEnvelopeFrom) : null
+  const named = new Set(
+    targets.flatMap((t) =>
+      t.kind === 'verp' ? [t.messageId] : t.kind === 'report' && returned ? [returned] : [],
+    ),
+  )
+  if (named.size === 0) outcomes.push('no_message')
+  for (const id of named) outcomes.push(await applyReport(ctx, events, id, report))
+  return outcomes
+}
+
+async function applyReport(
+  ctx: Ctx,
+  events: ReturnType<typeof createEventRecorder>,
+  messageId: number,
+  report: InboundReport,
+): Promise<InboundOutcome> {
+  const message = await findTrackedMessage(ctx.dbHandle, messageId)
   if (!message) return 'no_message'
   if (
     (report.kind === 'hard_bounce' || report.kind === 'soft_bounce' || report.kind === 'complaint') &&

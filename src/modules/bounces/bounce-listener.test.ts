@@ -161,6 +161,24 @@ describe('bounce listener', async () => {
     assert.equal(await statusIn(complained.contact.id), 5)
   })
 
+  it('counts a report sent to several of our addresses once, and takes at most 100 recipients', async () => {
+    const { contact, message, verp } = await sentTo('many.copies@example.org')
+    // A soft bounce: each one is logged and counted, so a report handled once per address would show four.
+    const report = returning('mailbox-full.eml', verp)
+    const to = [verp, 'postmaster@bounces.shop.example', 'abuse@bounces.shop.example', 'postmaster']
+    await smtp.sendMail({ envelope: { from: '', to }, raw: report })
+    assert.deepEqual(
+      (await eventsOf(message.id)).map((e) => e.event),
+      ['soft_bounce'],
+    )
+    const [c] = await t.ctx.db.select().from(contacts).where(eq(contacts.id, contact.id))
+    assert.equal(c!.bounceSoft, 1)
+    const flood = Array.from({ length: 101 }, (_, i) => `postmaster@d${i}.bounces.shop.example`)
+    const info = await smtp.sendMail({ envelope: { from: '', to: flood }, raw: report })
+    assert.equal(info.accepted.length, 100)
+    assert.equal(info.rejected.length, 1)
+  })
+
   it('takes a bad-signature return path but ignores it unless the report returns a good one', async () => {
     const { contact, message, verp } = await sentTo('someone@example.com')
     const tampered = verp.replace(/\.([A-Za-z0-9_-])/, (_m, c: string) => `.${c === 'A' ? 'B' : 'A'}`)

@@ -5,6 +5,8 @@ import { handleInbound, readInboundAddress, type InboundTarget } from './bounce-
 
 /** Reports are small; a returned original with attachments is cut off by this limit, which is refused. */
 const MAX_MESSAGE_BYTES = 5 * 1024 * 1024
+/** RFC 5321 4.5.3.1.8: at least 100 recipients must be taken; past that, 452 asks the sender to send again. */
+const MAX_RECIPIENTS = 100
 
 declare module 'smtp-server' {
   interface SMTPServerSession {
@@ -33,7 +35,10 @@ export async function startBounceListener(
     onRcptTo(address, session, cb) {
       const target = readInboundAddress(ctx, address.address)
       if (!target) return cb(Object.assign(new Error('No such recipient here'), { responseCode: 550 }))
-      ;(session.targets ??= []).push(target)
+      const targets = (session.targets ??= [])
+      if (targets.length >= MAX_RECIPIENTS)
+        return cb(Object.assign(new Error('Too many recipients'), { responseCode: 452 }))
+      targets.push(target)
       cb()
     },
     onData(stream, session, cb) {
@@ -46,7 +51,7 @@ export async function startBounceListener(
         const raw = Buffer.concat(chunks)
         const targets = session.targets ?? []
         session.targets = []
-        Promise.all(targets.map((t) => handleInbound(ctx, t, raw))).then(
+        handleInbound(ctx, targets, raw).then(
           () => cb(),
           (err: unknown) => {
             ctx.log.error({ err }, 'bounce handling failed')

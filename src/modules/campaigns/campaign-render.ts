@@ -36,11 +36,13 @@ const PLACEHOLDER_RE = /https:\/\/tidings-click\.invalid\/(\d+)/g
 /**
  * The campaign's HTML with CSS inlined and every trackable (http/https) link replaced, and the links by index.
  * A link with merge tags in it (`https://shop.example/?e=*|EMAIL|*`) is stored as written and rendered for
- * the recipient when clicked (personalLinks). Left untracked: our own pages, and links whose merge tags an
- * editor URL-encoded (`*%7CEMAIL%7C*`), which no rendering would fill.
+ * the recipient when clicked (personalLinks). Left untracked: our own pages, links that carry one of them
+ * (`https://shop.example/prefs?u=*|UNSUB|*`: the message's own link is filled in when it is sent), and links
+ * whose merge tags an editor URL-encoded (`*%7CEMAIL%7C*`), which no rendering would fill.
  */
 export function trackableHtml(content: Pick<CampaignContent, 'html' | 'publicUrl'>) {
-  const isOwn = (url: string) => url.startsWith(`${content.publicUrl}/`) || /\*%7C/i.test(url)
+  const isOwn = (url: string) =>
+    url.startsWith(`${content.publicUrl}/`) || /\*%7C|\*\|\s*(?:UNSUB|WEBVERSION)\b/i.test(url)
   return rewriteLinks(inlineCss(content.html), (i) => `${PLACEHOLDER}${i}`, isOwn)
 }
 

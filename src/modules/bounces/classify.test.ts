@@ -331,7 +331,7 @@ describe('replies and plain-text bounces', () => {
     const raw = simple(
       [
         'From: Mail Delivery System <Mailer-Daemon@mx.example.cz>',
-        'Subject: Warning: message delayed',
+        'Subject: Mail delivery failed: returning message to sender',
         'X-Failed-Recipients: petr@example.cz',
       ],
       'host mx.example.cz said: 451 4.3.0 Temporary lookup failure for <someone@else.example>',
@@ -341,6 +341,31 @@ describe('replies and plain-text bounces', () => {
       [report.kind, report.recipient, report.status],
       ['soft_bounce', 'petr@example.cz', '4.3.0'],
     )
+  })
+
+  it('a plain-text delay warning is no bounce, by its subject or its text', async () => {
+    const exim = simple(
+      [
+        'From: Mail Delivery System <Mailer-Daemon@mx.example.cz>',
+        'Subject: Warning: message 1tXyZ2-0003Ab-7Q delayed 24 hours',
+        'X-Failed-Recipients: petr@example.cz',
+      ],
+      'A message that you sent has not yet been delivered to one or more of its recipients after more than\n' +
+        '24 hours on the queue.\n\n  petr@example.cz\n    host mx.example.cz said: 451 4.7.1 Greylisted\n\n' +
+        'No action is required on your part. Delivery attempts will continue for some time.',
+    )
+    assert.equal((await classifyInbound(exim)).kind, 'delayed')
+    const byText = simple(
+      ['From: MAILER-DAEMON@mx.example.org', 'Subject: Returned mail'],
+      'host said: 452 4.2.2 Mailbox full. Delivery attempts will continue.',
+    )
+    assert.equal((await classifyInbound(byText)).kind, 'delayed')
+    // A permanent failure under a warning subject is still a bounce.
+    const hard = simple(
+      ['From: MAILER-DAEMON@mx.example.org', 'Subject: Warning: could not deliver'],
+      'host said: 550 5.1.1 User unknown',
+    )
+    assert.equal((await classifyInbound(hard)).kind, 'hard_bounce')
   })
 
   it('never throws: empty, binary and header-only input is unknown', async () => {

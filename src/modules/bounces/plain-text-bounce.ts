@@ -26,6 +26,14 @@ const BOUNCE_SUBJECT = new RegExp(
   ].join('|'),
   'i',
 )
+/**
+ * A warning that the mail waits in a queue ("Warning: message ... delayed 24 hours", "delivery attempts will
+ * continue"): with a 4xx code it is no bounce (see classifyRecipient's `delayed`).
+ */
+const DELAY_SUBJECT = /\b(?:delay(?:ed)?|warning)\b/i
+const DELAY_TEXT =
+  /has not yet been delivered|delivery attempts will continue|will (?:continue to )?(?:retry|try again)|still trying|no action is required on your part/i
+
 /** "Re: Undeliverable: ..." is a person writing about a bounce, not a bounce. */
 const REPLY_PREFIX = /^\s*(?:re|fwd?|aw|wg|odp|tr|sv|vs)\s*:/i
 
@@ -66,8 +74,10 @@ export function readPlainTextBounce(input: PlainTextInput): InboundReport | unde
 
   const copied = marker ? parseFields(text.slice(marker.index + marker[0].length).trimStart()) : undefined
   const diagnostic = cleanDiagnostic(lineAround(report, found.index))
+  const delayed =
+    found.status.startsWith('4') && (DELAY_SUBJECT.test(input.subject ?? '') || DELAY_TEXT.test(report))
   return {
-    kind: classifyFailure(found.status, diagnostic),
+    kind: delayed ? 'delayed' : classifyFailure(found.status, diagnostic),
     recipient:
       addressOf(first(input.headers, 'x-failed-recipients')) ??
       recipientNear(report, found.index) ??

@@ -135,6 +135,10 @@ describe('campaign sent over SMTP by the worker', async () => {
     const copies = await sink.waitFor(before + 2)
     const anna = copies.slice(before).find((m) => m.envelopeTo.includes('anna@example.cz'))!
     assert.equal(anna.parsed.subject, 'Hi Anna')
+    // Outside any campaign, the copy is named in the email log by the subject it went out with.
+    const log = await t.req('GET', '/subscribers/anna@example.cz/email-log')
+    const copyEntry = log.body.data.find((e: { campaign_id: number }) => e.campaign_id === 0)
+    assert.equal(copyEntry?.mail_name, 'Hi Anna')
     const stats = await t.req('GET', `/campaigns/${campaignId}/stats`)
     assert.equal(stats.body.stats.inject, 3)
     const bad = await t.req('POST', `/campaigns/${campaignId}/test`, { body: { emails: ['nope'] } })

@@ -182,6 +182,9 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     const row = await campaignRow(t, id)
     assert.equal(row?.status, 4)
     assert.equal(row?.error, 'no sender: neither the campaign nor its lists have a from_email')
+    const copy = await t.req('POST', `/campaigns/${id}/test`, { body: { emails: ['qa@example.cz'] } })
+    assert.equal(copy.status, 422)
+    assert.match(copy.body.errors.from_email[0], /neither the campaign nor its lists/)
     const bad = await t.req('POST', '/campaigns', {
       body: {
         title: 'T',

@@ -21,6 +21,10 @@ export async function insertTestMessage(
   return row!
 }
 
-export async function storeTestHtml(ex: Executor, id: number, html: string): Promise<void> {
-  await ex.update(messages).set({ html }).where(eq(messages.id, id))
+export async function storeTestCopy(
+  ex: Executor,
+  id: number,
+  rendered: { subject: string; html: string },
+): Promise<void> {
+  await ex.update(messages).set(rendered).where(eq(messages.id, id))
 }

@@ -8,7 +8,7 @@ import { compileCampaign, personalLinks, renderCampaignHtml, renderCampaignMail 
 import type { CampaignRow } from './campaigns.schemas.js'
 import { contactForMerge } from './campaign-sources.repo.js'
 import { senderIdentity } from './campaign-sender-identity.js'
-import { insertTestMessage, storeTestHtml } from './campaign-test-send.repo.js'
+import { insertTestMessage, storeTestCopy } from './campaign-test-send.repo.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret'>
 
@@ -20,6 +20,11 @@ type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 
 export async function sendTestCopies(ctx: Ctx, row: CampaignRow, emails: string[]): Promise<number> {
   // The sender the campaign would go out with now (its empty fields from its lists), as sending fixes it.
   const c = { ...row, ...(await senderIdentity(ctx.db, row)) }
+  if (c.fromEmail === '')
+    throw fieldError(
+      'from_email',
+      'The from_email field is required: neither the campaign nor its lists have one.',
+    )
   const domain = await findDomainForAddress(ctx.db, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES)
   if (!domain?.valid) {
     throw fieldError('from_email', 'The from_email must belong to a verified sending domain.')
@@ -43,9 +48,14 @@ export async function sendTestCopies(ctx: Ctx, row: CampaignRow, emails: string[
       name: contact ? `${contact.name} ${contact.surname}`.trim() : '',
       vars,
     }
-    // The web version of a test copy cannot be rendered from a campaign it is not part of: it is kept.
-    await storeTestHtml(ctx.db, message.id, renderCampaignHtml(compiled, recipient))
-    const outcome = await deliver(ctx, message, renderCampaignMail(compiled, recipient))
+    const mail = renderCampaignMail(compiled, recipient)
+    // The web version of a test copy cannot be rendered from a campaign it is not part of: it is kept, with
+    // the subject as sent (the email log names the copy by it).
+    await storeTestCopy(ctx.db, message.id, {
+      subject: mail.subject,
+      html: renderCampaignHtml(compiled, recipient),
+    })
+    const outcome = await deliver(ctx, message, mail)
     if (outcome.outcome === 'accepted') sent++
   }
   return sent

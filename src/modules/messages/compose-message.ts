@@ -30,6 +30,8 @@ export interface ComposedMessage {
   mail: OutgoingMail
   /** Original URLs by click-tracking index (empty without click tracking). */
   links: string[]
+  /** The web version: the HTML as sent, links tracked, without the open pixel (viewing it is no open). */
+  webHtml: string | undefined
 }
 
 const HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(.*?)\2/gis
@@ -81,6 +83,7 @@ export function composeMessage(ctx: LinkCtx, c: MessageContent): ComposedMessage
   }
   // The text part follows the tracked HTML, so its links count clicks too; the pixel is an image it skips.
   const text = c.text ?? (html !== undefined ? htmlToTextPart(html) : undefined)
+  const webHtml = html
   if (html !== undefined && c.trackOpens) html = withPixel(html, t.open(c.messageId))
   const headers: Record<string, string> = {}
   if (c.marketing) {
@@ -104,5 +107,5 @@ export function composeMessage(ctx: LinkCtx, c: MessageContent): ComposedMessage
   if (text !== undefined) mail.text = text
   if (c.dkim) mail.dkim = c.dkim
   if (c.attachments?.length) mail.attachments = c.attachments
-  return { mail, links }
+  return { mail, links, webHtml }
 }

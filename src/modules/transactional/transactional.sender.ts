@@ -57,8 +57,8 @@ export async function sendBatch(ctx: Ctx, batchId: number, lastTry: boolean): Pr
   const queued = await queuedOfBatch(ctx.db, batchId)
   const deferred: { message: MessageRow; error: string }[] = []
   await forEachLimited(queued, CONCURRENCY, async (message) => {
-    const { mail, links } = composeMessage(ctx, renderFor(compiled, message))
-    await storeRendered(ctx.db, message.id, { subject: mail.subject, html: mail.html ?? null, links })
+    const { mail, links, webHtml } = composeMessage(ctx, renderFor(compiled, message))
+    await storeRendered(ctx.db, message.id, { subject: mail.subject, html: webHtml ?? null, links })
     const sent = await deliver(ctx, message, mail)
     if (sent.outcome === 'accepted') result.accepted++
     else if (sent.outcome === 'hard_bounce') result.refused++

@@ -145,6 +145,8 @@ describe('transactional mail over SMTP', async () => {
     )
     assert.deepEqual(rows[0]?.links, ['https://shop.example/order?id=1&x=2'])
     assert.match(rows[0]?.html ?? '', /\/t\/c\//)
+    // The stored web version has the tracked links but no open pixel: viewing it is no open.
+    assert.doesNotMatch(rows[0]?.html ?? '', /\/t\/o\//)
     const sent = await t.ctx.db.select().from(events).where(eq(events.messageId, rows[0]!.id))
     assert.deepEqual(
       sent.map((e) => [e.event, e.campaignId, e.email]),

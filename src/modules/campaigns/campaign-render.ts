@@ -49,16 +49,22 @@ export function trackableHtml(content: Pick<CampaignContent, 'html' | 'publicUrl
 // Both *|TAG|* and {*|TAG|*} hold this.
 const MERGE_TAG = '*|'
 
-/** Whether any of a campaign's links is personal (holds merge tags). */
-export const hasPersonalLinks = (links: readonly string[]) => links.some((l) => l.includes(MERGE_TAG))
+/** A campaign's links by index: those with merge tags compiled, the others as they are. */
+export type LinkTemplates = (string | CompiledTemplate)[]
+
+/** The links with merge tags compiled once; null when none has any (every recipient's links are the same). */
+export function compileLinks(links: readonly string[]): LinkTemplates | null {
+  if (!links.some((l) => l.includes(MERGE_TAG))) return null
+  return links.map((l) => (l.includes(MERGE_TAG) ? compileTemplate(l) : l))
+}
 
 /**
  * A campaign's links as one recipient's mail points to them: merge tags filled in from their values, as
- * written (a value is not URL-encoded, as in the mail's text). Links without tags are returned as they are.
+ * written (a value is not URL-encoded, as in the mail's text).
  */
-export function personalLinks(links: readonly string[], vars: Record<string, MergeValue>): string[] {
+export function personalLinks(templates: LinkTemplates, vars: Record<string, MergeValue>): string[] {
   const data: MergeData = { vars }
-  return links.map((l) => (l.includes(MERGE_TAG) ? compileTemplate(l).render(data, 'text').trim() : l))
+  return templates.map((t) => (typeof t === 'string' ? t : t.render(data, 'text').trim()))
 }
 
 export interface CompiledCampaign {

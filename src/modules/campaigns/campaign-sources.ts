@@ -5,7 +5,13 @@ import { campaignContent } from './campaign-content.js'
 import { contactMergeVars } from '../messages/index.js'
 import { storedSources, type MessageSources } from '../tracking/index.js'
 import { CAMPAIGN_DOMAIN_TYPES } from './campaign-prepare.js'
-import { compileCampaign, hasPersonalLinks, personalLinks, renderCampaignHtml } from './campaign-render.js'
+import {
+  compileCampaign,
+  compileLinks,
+  personalLinks,
+  renderCampaignHtml,
+  type LinkTemplates,
+} from './campaign-render.js'
 import { contactForMerge } from './campaign-sources.repo.js'
 
 type Ctx = Pick<AppContext, 'db' | 'config' | 'linkSecret'>
@@ -18,14 +24,15 @@ const LINK_CACHE_SIZE = 200
  * ledger rows), and its web version is rendered again for the recipient. Other mail uses the stored sources.
  */
 export function campaignSources(ctx: Ctx): MessageSources {
-  const frozen = new Map<number, { links: string[]; personal: boolean }>()
+  // Per campaign: its links, and those with merge tags compiled (null when it has none).
+  const frozen = new Map<number, { links: string[]; templates: LinkTemplates | null }>()
   async function campaignLinks(campaignId: number) {
     const cached = frozen.get(campaignId)
     if (cached) return cached
     const links = (await findCampaignById(ctx.db, campaignId))?.links
     if (!links) return undefined
     if (frozen.size >= LINK_CACHE_SIZE) frozen.delete(frozen.keys().next().value!)
-    const found = { links, personal: hasPersonalLinks(links) }
+    const found = { links, templates: compileLinks(links) }
     frozen.set(campaignId, found)
     return found
   }
@@ -33,13 +40,13 @@ export function campaignSources(ctx: Ctx): MessageSources {
     async links(message) {
       if (message.campaignId === 0) return storedSources.links(message)
       const found = await campaignLinks(message.campaignId)
-      if (!found?.personal) return found?.links ?? null
+      if (!found?.templates) return found?.links ?? null
       // Links with merge tags are filled in for the recipient now (an erased one gets only the address).
       const contact =
         message.contactId === null
           ? undefined
           : await contactForMerge(ctx.db, { contactId: message.contactId })
-      return personalLinks(found.links, contact ? contactMergeVars(contact) : { email: message.email })
+      return personalLinks(found.templates, contact ? contactMergeVars(contact) : { email: message.email })
     },
     async lists(message) {
       if (message.campaignId === 0) return storedSources.lists(message)

@@ -4,7 +4,13 @@ import { findDomainForAddress } from '../domains/index.js'
 import { campaignContent } from './campaign-content.js'
 import { contactMergeVars, deliver } from '../messages/index.js'
 import { CAMPAIGN_DOMAIN_TYPES } from './campaign-prepare.js'
-import { compileCampaign, personalLinks, renderCampaignHtml, renderCampaignMail } from './campaign-render.js'
+import {
+  compileCampaign,
+  compileLinks,
+  personalLinks,
+  renderCampaignHtml,
+  renderCampaignMail,
+} from './campaign-render.js'
 import type { CampaignRow } from './campaigns.schemas.js'
 import { contactForMerge } from './campaign-sources.repo.js'
 import { senderIdentity } from './campaign-sender-identity.js'
@@ -30,6 +36,7 @@ export async function sendTestCopies(ctx: Ctx, row: CampaignRow, emails: string[
     throw fieldError('from_email', 'The from_email must belong to a verified sending domain.')
   }
   const compiled = compileCampaign(campaignContent(ctx, c, domain))
+  const linkTemplates = compileLinks(compiled.links)
   let sent = 0
   for (const email of emails) {
     const contact = await contactForMerge(ctx.db, { accountId: c.accountId, email })
@@ -40,7 +47,7 @@ export async function sendTestCopies(ctx: Ctx, row: CampaignRow, emails: string[
       email,
       subject: c.subject,
       // A test copy stands outside the campaign, so it keeps its links, personal ones filled in.
-      links: personalLinks(compiled.links, vars),
+      links: linkTemplates ? personalLinks(linkTemplates, vars) : compiled.links,
     })
     const recipient = {
       messageId: message.id,

@@ -115,6 +115,7 @@ describe('tracking pages', async () => {
     const bad = await t.app.inject({ method: 'HEAD', url: tamper(path(links.open(m.id))) })
     assert.equal(bad.statusCode, 404)
   })
+
   it('answers the same JSON 404 for tampered, misused, out-of-range and orphaned tokens', async () => {
     const m = await newMessage()
     const gone = await newMessage()

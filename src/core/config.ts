@@ -30,6 +30,14 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/**
+ * Outbox mode: without SMTP_URL mail is only written to DATA_DIR/outbox and nothing leaves the machine, so
+ * (contract §2 "Trying it locally") a sender domain need not be verified.
+ */
+export function writesToOutbox(config: Pick<Config, 'smtpUrl'>): boolean {
+  return config.smtpUrl === undefined
+}
+
 type Env = Record<string, string | undefined>
 
 function int(env: Env, name: string, fallback: number, min = 0): number {

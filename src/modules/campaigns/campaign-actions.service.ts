@@ -3,15 +3,15 @@ import type { AppContext } from '../../core/context.js'
 import { fieldError } from '../../core/http/errors.js'
 import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
 import { parseSqlDateTime } from '../../core/http/formats.js'
-import { cancelQueued, hasQueued, moveCampaign, setPaused } from './campaign-send.repo.js'
+import { campaignErrors } from './campaign-errors.js'
+import { cancelQueued, ledgerState, moveCampaign, setPaused } from './campaign-send.repo.js'
 import { wakeCampaignSenders } from './campaign-sender.js'
 import { requireCampaign } from './require-campaign.js'
 import { sendTestCopies } from './campaign-test-send.js'
 import type { CampaignStatus } from './campaigns.table.js'
 
-type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret' | 'log'>
 
-const CANCELLED = 'cancelled'
 const STATUS_NAMES: Record<CampaignStatus, string> = {
   0: 'draft',
   1: 'preparing',
@@ -44,7 +44,7 @@ export function createCampaignActions(ctx: Ctx) {
         [0, 7],
         1,
         now,
-        sql`, sent_at = ${now.toISOString()}::timestamptz, scheduled_at = NULL, error = NULL`,
+        sql`, sent_at = ${now.toISOString()}::timestamptz, scheduled_at = NULL, error = NULL, error_code = NULL`,
       )
       if (!moved) throw wrongStatus('sent', c.status)
       wakeCampaignSenders()
@@ -94,19 +94,29 @@ export function createCampaignActions(ctx: Ctx) {
       return { id, status: 2 as const, paused: true }
     },
 
-    /** Resumes a paused campaign, or one that errored (not cancelled) with recipients still queued. */
+    /**
+     * Resumes a paused campaign, or one that errored (not cancelled): with recipients still queued it sends on;
+     * stopped before any were frozen (no from_email, no verified domain) it is prepared again, so a fix made
+     * since (a list's from_email, a verified domain) applies.
+     */
     async resume(accountId: number, id: number) {
       const c = await campaignOf(accountId, id)
       const now = ctx.clock.now()
+      const clear = sql`, error = NULL, error_code = NULL, paused_at = NULL`
+      const ledger = c.status === 4 && c.errorCode !== 'cancelled' ? await ledgerState(ctx.db, id) : 'done'
+      let status: 1 | 2 = 2
       if (c.status === 2 && c.pausedAt) {
         await setPaused(ctx.db, accountId, id, null, now)
-      } else if (c.status === 4 && c.error !== CANCELLED && (await hasQueued(ctx.db, id))) {
-        await moveCampaign(ctx.db, accountId, id, [4], 2, now, sql`, error = NULL, paused_at = NULL`)
+      } else if (ledger === 'pending') {
+        await moveCampaign(ctx.db, accountId, id, [4], 2, now, clear)
+      } else if (ledger === 'none') {
+        await moveCampaign(ctx.db, accountId, id, [4], 1, now, clear)
+        status = 1
       } else {
         throw wrongStatus('resumed', c.status)
       }
       wakeCampaignSenders()
-      return { id, status: 2 as const, paused: false }
+      return { id, status, paused: false }
     },
 
     /** Stops for good: a scheduled campaign goes back to draft; a sending one ends errored as cancelled. */
@@ -116,7 +126,16 @@ export function createCampaignActions(ctx: Ctx) {
       if (c.status === 7) return this.unschedule(accountId, id)
       if (c.status !== 1 && c.status !== 2) throw wrongStatus('cancelled', c.status)
       const done = await ctx.db.transaction(async (tx) => {
-        const moved = await moveCampaign(tx, accountId, id, [1, 2], 4, now, sql`, error = ${CANCELLED}`)
+        const why = campaignErrors.cancelled()
+        const moved = await moveCampaign(
+          tx,
+          accountId,
+          id,
+          [1, 2],
+          4,
+          now,
+          sql`, error = ${why.message}, error_code = ${why.code}`,
+        )
         if (moved) await cancelQueued(tx, id)
         return moved
       })

@@ -1,16 +1,16 @@
 import type { AppContext } from '../../core/context.js'
-import { bounceHostFor, dkimKeyOf, type DomainRow } from '../domains/index.js'
+import { bounceHostFor, type SenderDomain } from '../domains/index.js'
 import type { CampaignContent } from './campaign-render.js'
 import type { CampaignRow } from './campaigns.schemas.js'
 
 /**
- * What a campaign's mail is made of, from its row and its sending domain. Without a verified domain (a web
- * version of a campaign whose domain is gone) the mail would be unsigned; pages need no signature anyway.
+ * What a campaign's mail is made of, from its row and its sending domain. Without a verified domain (outbox
+ * mode, or a web version of a campaign whose domain is gone) the mail is unsigned; pages need no signature.
  */
 export function campaignContent(
   ctx: Pick<AppContext, 'config' | 'linkSecret'>,
   c: CampaignRow,
-  domain: DomainRow | undefined,
+  sender: Pick<SenderDomain, 'name' | 'dkim'>,
 ): CampaignContent {
   return {
     campaignId: c.id,
@@ -20,8 +20,8 @@ export function campaignContent(
     replyTo: c.replyTo,
     html: c.htmlText,
     plainText: c.plainText,
-    bounceDomain: bounceHostFor(domain?.name ?? 'invalid'),
-    dkim: dkimKeyOf(domain),
+    bounceDomain: bounceHostFor(sender.name),
+    dkim: sender.dkim,
     publicUrl: ctx.config.publicUrl,
     linkSecret: ctx.linkSecret,
   }

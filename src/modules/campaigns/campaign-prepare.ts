@@ -1,6 +1,6 @@
 import { findCampaignById } from './campaigns.repo.js'
 import type { AppContext } from '../../core/context.js'
-import { findDomainForAddress } from '../domains/index.js'
+import { resolveSenderDomain } from '../domains/index.js'
 import { findSegments, segmentMembersSql } from '../segments/index.js'
 import { trackableHtml } from './campaign-render.js'
 import {
@@ -11,11 +11,15 @@ import {
   setSender,
   startSending,
 } from './campaign-send.repo.js'
+import { campaignErrors } from './campaign-errors.js'
 import { senderIdentity } from './campaign-sender-identity.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'log'>
 
-/** Contract §4: campaign mail is signed with a verified sending domain of its From address. */
+/**
+ * Contract §4: campaign mail is signed with a verified sending domain of its From address (in outbox mode an
+ * unverified one will do, see resolveSenderDomain).
+ */
 export const CAMPAIGN_DOMAIN_TYPES = ['sending'] as const
 
 /**
@@ -33,7 +37,7 @@ export async function prepareCampaign(ctx: Ctx, campaignId: number): Promise<boo
     const sender = await senderIdentity(tx, found)
     const c = { ...found, ...sender }
     if (c.fromEmail === '') {
-      await errorCampaign(tx, c.id, 'no sender: neither the campaign nor its lists have a from_email', now)
+      await errorCampaign(tx, c.id, campaignErrors.noFromEmail(), now)
       return true
     }
     if (
@@ -42,10 +46,9 @@ export async function prepareCampaign(ctx: Ctx, campaignId: number): Promise<boo
       sender.replyTo !== found.replyTo
     )
       await setSender(tx, c.id, sender)
-    const domain = await findDomainForAddress(tx, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES)
-    if (!domain?.valid) {
-      const name = c.fromEmail.slice(c.fromEmail.lastIndexOf('@') + 1)
-      await errorCampaign(tx, c.id, `no verified sending domain for ${name}`, now)
+    const domain = await resolveSenderDomain(ctx, tx, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES)
+    if (!domain.allowed) {
+      await errorCampaign(tx, c.id, campaignErrors.noSendingDomain(domain.name), now)
       return true
     }
     // A segment deleted since the campaign was saved no longer selects anyone.

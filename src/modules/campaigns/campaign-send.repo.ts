@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryOne, queryRows } from '../../core/db/sql.js'
 import type { ContactForMerge } from '../messages/index.js'
+import type { CampaignError } from './campaign-errors.js'
 import type { SenderIdentity } from './campaign-sender-identity.js'
 import type { CampaignRow } from './campaigns.schemas.js'
 import type { CampaignStatus } from './campaigns.table.js'
@@ -261,6 +262,19 @@ export async function hasQueued(ex: Executor, campaignId: number): Promise<boole
   return row !== undefined
 }
 
+/**
+ * What is left of a campaign's send ledger: `none` when it stopped at "preparing", before freezing anyone;
+ * `pending` while rows are queued or claimed (a claim runs out and is sent again); `done` otherwise.
+ */
+export async function ledgerState(ex: Executor, campaignId: number): Promise<'none' | 'pending' | 'done'> {
+  const row = await queryOne<{ any: boolean; pending: boolean }>(
+    ex,
+    sql`SELECT EXISTS (SELECT 1 FROM messages WHERE campaign_id = ${campaignId}) AS any,
+               EXISTS (SELECT 1 FROM messages WHERE campaign_id = ${campaignId} AND status IN (0, 4)) AS pending`,
+  )
+  return row?.pending ? 'pending' : row?.any ? 'done' : 'none'
+}
+
 export async function anyAccepted(ex: Executor, campaignId: number): Promise<boolean> {
   const row = await queryOne(
     ex,
@@ -288,10 +302,11 @@ export async function startDueScheduled(ex: Executor, now: Date): Promise<number
   return rows.map((r) => r.id)
 }
 
-/** Side effect: the campaign stops with status 4 and the reason. */
-export async function errorCampaign(ex: Executor, campaignId: number, reason: string, now: Date) {
+/** Side effect: a preparing or sending campaign stops with status 4 and why. */
+export async function errorCampaign(ex: Executor, campaignId: number, reason: CampaignError, now: Date) {
   await ex.execute(
-    sql`UPDATE campaigns SET status = 4, error = ${reason.slice(0, 1000)}, changed_at = ${iso(now)}::timestamptz
+    sql`UPDATE campaigns SET status = 4, error_code = ${reason.code}, error = ${reason.message.slice(0, 1000)},
+               changed_at = ${iso(now)}::timestamptz
         WHERE id = ${campaignId} AND status IN (1, 2)`,
   )
 }

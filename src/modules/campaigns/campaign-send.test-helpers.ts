@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict'
 import { sql } from 'drizzle-orm'
 import type { TestApp, TestAccount } from '../../../test/helpers/app.js'
 import { queryOne, queryRows } from '../../core/db/sql.js'
@@ -64,6 +65,19 @@ export async function campaignRow(t: TestApp, id: number) {
     t.ctx.db,
     sql`SELECT status, error, recipients, paused_at FROM campaigns WHERE id = ${id}`,
   )
+}
+
+/**
+ * The campaign's `error` field (contract §4) as the API shows it, after asserting that its `GET /campaigns`
+ * list item and its detail show the same one.
+ */
+export async function shownError(t: TestApp, account: TestAccount, id: number) {
+  const detail = await t.req('GET', `/campaigns/${id}`, { key: account.key })
+  if (detail.status !== 200) throw new Error(detail.text)
+  const list = await t.req('GET', `/campaigns?filters[id]=${id}`, { key: account.key })
+  if (list.status !== 200 || list.body.length !== 1) throw new Error(list.text)
+  assert.deepEqual(list.body[0].error, detail.body.error, 'the list item and the detail agree')
+  return detail.body.error as { code: string; message: string } | null
 }
 
 /** Polls (bounded) until the campaign reaches one of the statuses. */

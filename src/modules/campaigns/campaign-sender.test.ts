@@ -6,7 +6,15 @@ import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { ManualClock } from '../../core/clock.js'
 import { claimQueued } from './campaign-send.repo.js'
 import { startCampaignSender } from './campaign-sender.js'
-import { campaignRow, createCampaign, ledger, listWith, sendingDomain } from './campaign-send.test-helpers.js'
+import { addDomain } from '../transactional/transactional.test-helpers.js'
+import {
+  campaignRow,
+  createCampaign,
+  ledger,
+  listWith,
+  sendingDomain,
+  shownError,
+} from './campaign-send.test-helpers.js'
 
 const people = (n: number, prefix = 'p') =>
   Array.from({ length: n }, (_, i) => ({ email: `${prefix}${i}@example.cz`, name: `N${i}` }))
@@ -39,6 +47,7 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     assert.equal((await campaignRow(t, id))?.status, 3)
     assert.equal(delivered().length, 30)
     assert.ok(unique(delivered()))
+    assert.equal(await shownError(t, t.account, id), null, 'a sent campaign carries no error')
   })
 
   it('cancels: the unsent rest is never sent and the campaign ends errored as cancelled', async () => {
@@ -50,7 +59,10 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     assert.deepEqual(res.body, { id, status: 4 })
     await sender.runOnce()
     assert.equal(delivered().length, 10)
-    assert.deepEqual((await campaignRow(t, id))?.error, 'cancelled')
+    assert.deepEqual(await shownError(t, t.account, id), {
+      code: 'cancelled',
+      message: 'The campaign was cancelled: its unsent messages will not go out.',
+    })
     const rows = await ledger(t, id)
     assert.equal(rows.filter((r) => r.status === 5).length, 20)
     assert.equal((await t.req('POST', `/campaigns/${id}/resume`)).status, 422)
@@ -115,15 +127,31 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     assert.ok(unique(delivered()))
   })
 
-  it('errors a campaign without a verified sending domain, with the reason', async () => {
+  it('with a relay (SMTP_URL set), errors a campaign whose sending domain is not verified', async () => {
+    sink.messages.length = 0
     const other = await t.createAccount('marketer')
     const l = await listWith(t, other, people(2, 'nodomain'))
-    const id = await createCampaign(t, other, [l])
-    await t.req('POST', `/campaigns/${id}/send`, { key: other.key })
-    await sender.runOnce()
-    const row = await campaignRow(t, id)
-    assert.equal(row?.status, 4)
-    assert.equal(row?.error, 'no verified sending domain for shop.example')
+    // Held by the account but not verified, and not held at all: neither may send through a relay.
+    await addDomain(t, other.id, 'unverified.example', { type: 'sending', valid: false })
+    for (const from of ['news@unverified.example', 'news@nowhere.example']) {
+      const id = await createCampaign(t, other, [l], { from_email: from })
+      await t.req('POST', `/campaigns/${id}/send`, { key: other.key })
+      await sender.runOnce()
+      assert.equal((await campaignRow(t, id))?.status, 4)
+      const error = await shownError(t, other, id)
+      assert.equal(error?.code, 'no_sending_domain', from)
+      assert.match(
+        error?.message ?? '',
+        new RegExp(`^The sending domain ${from.split('@')[1]} is not verified`),
+      )
+      const copy = await t.req('POST', `/campaigns/${id}/test`, {
+        key: other.key,
+        body: { emails: ['qa@example.cz'] },
+      })
+      assert.equal(copy.status, 422)
+      assert.deepEqual(Object.keys(copy.body.errors), ['from_email'])
+    }
+    assert.equal(sink.messages.length, 0)
   })
 
   it('sending a scheduled campaign now drops its schedule', async () => {
@@ -179,9 +207,10 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     const id = await createCampaign(t, t.account, [l], { from_email: '' })
     await t.req('POST', `/campaigns/${id}/send`)
     await sender.runOnce()
-    const row = await campaignRow(t, id)
-    assert.equal(row?.status, 4)
-    assert.equal(row?.error, 'no sender: neither the campaign nor its lists have a from_email')
+    assert.equal((await campaignRow(t, id))?.status, 4)
+    const error = await shownError(t, t.account, id)
+    assert.equal(error?.code, 'no_from_email')
+    assert.match(error?.message ?? '', /^Neither the campaign nor its target lists have a from_email/)
     const copy = await t.req('POST', `/campaigns/${id}/test`, { body: { emails: ['qa@example.cz'] } })
     assert.equal(copy.status, 422)
     assert.match(copy.body.errors.from_email[0], /neither the campaign nor its lists/)
@@ -198,6 +227,14 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     })
     assert.equal(bad.status, 422)
     assert.deepEqual(Object.keys(bad.body.errors), ['from_email'])
+    // Given a from_email on its list, the campaign stopped before freezing anyone is prepared again.
+    sink.messages.length = 0
+    await t.req('PUT', `/lists/${l}`, { body: { from_email: 'fixed@shop.example' } })
+    assert.deepEqual((await t.req('POST', `/campaigns/${id}/resume`)).body, { id, status: 1, paused: false })
+    for (let i = 0; i < 3 && (await campaignRow(t, id))?.status !== 3; i++) await sender.runOnce()
+    assert.equal((await campaignRow(t, id))?.status, 3)
+    assert.deepEqual(delivered(), ['nosender0@example.cz'])
+    assert.equal(await shownError(t, t.account, id), null)
   })
 
   it('errors a campaign whose every message the relay refuses; refused addresses hard-bounce', async () => {
@@ -206,9 +243,10 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     const id = await createCampaign(t, t.account, [l])
     await t.req('POST', `/campaigns/${id}/send`)
     await sender.runOnce()
-    const row = await campaignRow(t, id)
-    assert.equal(row?.status, 4)
-    assert.match(row?.error ?? '', /^the relay refused every message/)
+    assert.equal((await campaignRow(t, id))?.status, 4)
+    const error = await shownError(t, t.account, id)
+    assert.equal(error?.code, 'relay_refused_all')
+    assert.match(error?.message ?? '', /^The SMTP relay refused every message \(last answer: .*550/)
     const suppressed = await t.ctx.db.execute(
       sql`SELECT count(*)::int AS n FROM contacts WHERE email LIKE 'refused%' AND suppressed = 'hard_bounce'`,
     )

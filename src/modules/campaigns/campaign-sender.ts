@@ -3,9 +3,9 @@ import { findCampaignById } from './campaigns.repo.js'
 import { createHash } from 'node:crypto'
 import type { AppContext } from '../../core/context.js'
 import { createEventRecorder } from '../events/index.js'
-import { findDomainForAddress } from '../domains/index.js'
-import type { DomainRow } from '../domains/index.js'
+import { resolveSenderDomain, type SenderDomain } from '../domains/index.js'
 import { campaignContent } from './campaign-content.js'
+import { campaignErrors } from './campaign-errors.js'
 import { contactMergeVars, markRefused, recordSoftFailure, smtpFailure } from '../messages/index.js'
 import { enqueueWebhookEvents } from '../webhooks/index.js'
 import { CAMPAIGN_DOMAIN_TYPES, prepareCampaign } from './campaign-prepare.js'
@@ -58,7 +58,7 @@ export function wakeCampaignSenders(): void {
   for (const s of senders) s.wake()
 }
 
-function contentOf(ctx: Ctx, c: CampaignRow, domain: DomainRow) {
+function contentOf(ctx: Ctx, c: CampaignRow, domain: SenderDomain) {
   const content = campaignContent(ctx, c, domain)
   // Threads cache the compiled campaign under this key; the hash keeps two databases' campaign 1 apart.
   const key = `${c.id}:${createHash('sha1').update(JSON.stringify(content)).digest('base64url')}`
@@ -117,9 +117,11 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
     const rows = await claim(campaignId)
     if (rows.length === 0) return 0
     const c = await findCampaignById(ctx.db, campaignId)
-    const domain = c && (await findDomainForAddress(ctx.db, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES))
-    if (!c || !domain?.valid) {
-      if (c) await errorCampaign(ctx.db, c.id, 'the sending domain is no longer verified', ctx.clock.now())
+    const domain =
+      c && (await resolveSenderDomain(ctx, ctx.db, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES))
+    if (!c || !domain?.allowed) {
+      if (c && domain)
+        await errorCampaign(ctx.db, c.id, campaignErrors.domainLost(domain.name), ctx.clock.now())
       await releaseClaimed(
         ctx.db,
         rows.map((r) => r.id),
@@ -201,7 +203,7 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
       await settleFailures(c, refused, deferred)
       if (acceptedCount === 0 && !(await anyAccepted(ctx.db, c.id))) {
         const last = refused[0]?.error ?? deferred[0]?.error ?? 'no reply'
-        await errorCampaign(ctx.db, c.id, `the relay refused every message: ${last}`, ctx.clock.now())
+        await errorCampaign(ctx.db, c.id, campaignErrors.relayRefusedAll(last), ctx.clock.now())
       }
     } finally {
       clearInterval(renewal)
@@ -243,17 +245,35 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
     )
   }
 
+  /**
+   * Runs one step of a campaign; an unexpected failure errors the campaign (`internal`) rather than being
+   * retried on every round: the owner sees why it stopped and resumes it once the cause is fixed. Rows the
+   * step had claimed stay claimed until their lease runs out, so none is sent twice.
+   */
+  async function guarded(campaignId: number, step: () => Promise<number>): Promise<number> {
+    try {
+      return await step()
+    } catch (err) {
+      ctx.log.error({ err, campaignId }, 'campaign stopped on an unexpected error')
+      await errorCampaign(ctx.db, campaignId, campaignErrors.internal(), ctx.clock.now()).catch(
+        (e: unknown) => ctx.log.error({ err: e, campaignId }, 'could not mark the campaign errored'),
+      )
+      return 0
+    }
+  }
+
   async function runOnce(): Promise<number> {
     const now = ctx.clock.now().getTime()
     if (now - lastScheduleCheck >= 1000) {
       lastScheduleCheck = now
       await startDueScheduled(ctx.db, ctx.clock.now())
     }
-    for (const id of await preparingCampaignIds(ctx.db)) await prepareCampaign(ctx, id)
+    for (const id of await preparingCampaignIds(ctx.db))
+      await guarded(id, async () => ((await prepareCampaign(ctx, id)) ? 1 : 0))
     let claimed = 0
     for (const id of await sendingCampaignIds(ctx.db)) {
       if (stopped) break
-      claimed += await sendBatch(id)
+      claimed += await guarded(id, () => sendBatch(id))
     }
     return claimed
   }

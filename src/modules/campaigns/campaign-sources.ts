@@ -1,6 +1,6 @@
 import { findCampaignById } from './campaigns.repo.js'
 import type { AppContext } from '../../core/context.js'
-import { findDomainForAddress } from '../domains/index.js'
+import { dkimKeyOf, findDomainForAddress } from '../domains/index.js'
 import { campaignContent } from './campaign-content.js'
 import { contactMergeVars } from '../messages/index.js'
 import { storedSources, type MessageSources } from '../tracking/index.js'
@@ -60,7 +60,8 @@ export function campaignSources(ctx: Ctx): MessageSources {
       const contact = await contactForMerge(ctx.db, { contactId: message.contactId })
       if (!c || !contact) return null
       const domain = await findDomainForAddress(ctx.db, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES)
-      const compiled = compileCampaign(campaignContent(ctx, c, domain))
+      const sender = { name: domain?.name ?? 'invalid', dkim: dkimKeyOf(domain) }
+      const compiled = compileCampaign(campaignContent(ctx, c, sender))
       return renderCampaignHtml(compiled, {
         messageId: message.id,
         email: message.email,

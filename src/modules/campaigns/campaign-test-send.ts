@@ -1,6 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import { fieldError } from '../../core/http/errors.js'
-import { findDomainForAddress } from '../domains/index.js'
+import { resolveSenderDomain } from '../domains/index.js'
 import { campaignContent } from './campaign-content.js'
 import { contactMergeVars, deliver } from '../messages/index.js'
 import { CAMPAIGN_DOMAIN_TYPES } from './campaign-prepare.js'
@@ -16,7 +16,7 @@ import { contactForMerge } from './campaign-sources.repo.js'
 import { senderIdentity } from './campaign-sender-identity.js'
 import { insertTestMessage, storeTestCopy } from './campaign-test-send.repo.js'
 
-type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret' | 'log'>
 
 /**
  * Sends the campaign as it stands to a few addresses, now. The copies are `test` messages outside the
@@ -31,8 +31,8 @@ export async function sendTestCopies(ctx: Ctx, row: CampaignRow, emails: string[
       'from_email',
       'The from_email field is required: neither the campaign nor its lists have one.',
     )
-  const domain = await findDomainForAddress(ctx.db, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES)
-  if (!domain?.valid) {
+  const domain = await resolveSenderDomain(ctx, ctx.db, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES)
+  if (!domain.allowed) {
     throw fieldError('from_email', 'The from_email must belong to a verified sending domain.')
   }
   const compiled = compileCampaign(campaignContent(ctx, c, domain))

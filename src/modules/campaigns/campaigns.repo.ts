@@ -105,6 +105,8 @@ export async function listCampaigns(
       status: campaigns.status,
       scheduledAt: campaigns.scheduledAt,
       templateId: campaigns.templateId,
+      error: campaigns.error,
+      errorCode: campaigns.errorCode,
     })
     .from(campaigns)
     .where(and(...filterConditions(accountId, filter)))

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { sqlDateTime } from '../../core/http/formats.js'
 import { Nullable } from '../../core/http/schemas.js'
+import { CAMPAIGN_ERROR_CODES, campaignErrorOf } from './campaign-errors.js'
 import { CampaignDetailStats } from './campaign-stats.schemas.js'
 import type { campaigns, CampaignTargets } from './campaigns.table.js'
 
@@ -105,6 +106,17 @@ export type CampaignBodyT = Static<typeof CampaignBody>
 const DateTime = (description: string) =>
   Nullable(Type.String({ description: `YYYY-MM-DD HH:MM:SS (UTC); ${description}` }))
 
+/** Contract §4: why a campaign is errored; null in every status but 4. */
+const CampaignErrorField = Nullable(
+  Type.Object({
+    code: Type.Union(
+      CAMPAIGN_ERROR_CODES.map((c) => Type.Literal(c)),
+      { description: CAMPAIGN_ERROR_CODES.join(', ') },
+    ),
+    message: Type.String({ description: 'one sentence saying what to do' }),
+  }),
+)
+
 const listItemFields = {
   id: Type.Integer(),
   from_name: Type.String(),
@@ -118,6 +130,7 @@ const listItemFields = {
   scheduled_at: DateTime('null when not scheduled'),
   template_id: Type.Integer({ description: '0 when none' }),
   archive_url: Type.String({ description: 'public web version of the campaign' }),
+  error: CampaignErrorField,
 }
 
 /** api.md "Campaign (list item)". */
@@ -158,6 +171,8 @@ export type CampaignListRow = Pick<
   | 'status'
   | 'scheduledAt'
   | 'templateId'
+  | 'error'
+  | 'errorCode'
 >
 
 export function toCampaignListItem(row: CampaignListRow, archiveUrl: string): CampaignListItemT {
@@ -174,6 +189,7 @@ export function toCampaignListItem(row: CampaignListRow, archiveUrl: string): Ca
     scheduled_at: sqlDateTime(row.scheduledAt),
     template_id: row.templateId ?? 0,
     archive_url: archiveUrl,
+    error: campaignErrorOf(row),
   }
 }
 

@@ -35,8 +35,10 @@ export const campaigns = pgTable(
     finishedAt: timestamp('finished_at', { withTimezone: true }),
     /** Recipients frozen into the send ledger at "preparing". */
     recipients: integer('recipients').notNull().default(0),
-    /** Why the campaign is errored (status 4), or that it was cancelled. */
+    /** Why the campaign is errored (status 4), as its owner reads it in `error.message`. */
     error: text('error'),
+    /** The `error.code` of contract §4 (campaign-errors.ts); null on rows errored before codes were stored. */
+    errorCode: text('error_code'),
     /** Click targets by index, frozen at "preparing" from the HTML; tracked URLs point at an index. */
     links: jsonb('links').$type<string[]>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

@@ -2,7 +2,7 @@ import type { ModuleDef } from '../registry.js'
 import { domainRoutes } from './domains.routes.js'
 
 export { bounceHostFor } from './dns-records.js'
-export { dkimKeyOf, findDomainForAddress } from './find-domain.js'
+export { dkimKeyOf, findDomainForAddress, resolveSenderDomain, type SenderDomain } from './find-domain.js'
 export type { DomainRow, DomainType } from './domains.schemas.js'
 export { domains } from './domains.table.js'
 

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../core/context.js'
-import { bounceHostFor, dkimKeyOf, findDomainForAddress, type DomainType } from '../domains/index.js'
+import { bounceHostFor, resolveSenderDomain, type DomainType } from '../domains/index.js'
 import {
   composeMessage,
   deliver,
@@ -16,7 +16,7 @@ export const SENDER_DOMAIN_TYPES: readonly DomainType[] = ['transactional', 'sen
 /** Messages of one batch in flight at once: enough to keep a few pooled SMTP connections busy. */
 const CONCURRENCY = 4
 
-type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'mailer' | 'config' | 'linkSecret'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'mailer' | 'config' | 'linkSecret' | 'log'>
 
 export interface BatchResult {
   accepted: number
@@ -35,12 +35,11 @@ async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Pro
 async function prepare(ctx: Ctx, batchId: number): Promise<CompiledBatch | undefined> {
   const batch = await findBatch(ctx.db, batchId)
   if (!batch) return undefined
-  const domain = await findDomainForAddress(ctx.db, batch.accountId, batch.fromEmail, SENDER_DOMAIN_TYPES)
-  const name = domain?.name ?? batch.fromEmail.slice(batch.fromEmail.lastIndexOf('@') + 1)
+  const domain = await resolveSenderDomain(ctx, ctx.db, batch.accountId, batch.fromEmail, SENDER_DOMAIN_TYPES)
   return compileBatch(batch, {
-    bounceDomain: bounceHostFor(name),
-    // The intake checked the domain; if it lost its verification since, the message goes unsigned.
-    dkim: dkimKeyOf(domain),
+    bounceDomain: bounceHostFor(domain.name),
+    // The intake checked the domain; if it lost its verification since (or in outbox mode), it goes unsigned.
+    dkim: domain.dkim,
     webVersion: trackingLinks(ctx).webVersion,
   })
 }

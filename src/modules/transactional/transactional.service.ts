@@ -2,7 +2,7 @@ import type { AppContext } from '../../core/context.js'
 import type { AuthAccount } from '../../core/http/auth.js'
 import { fieldError, planRestricted } from '../../core/http/errors.js'
 import { inlineCss } from '../../core/mail/inline-css.js'
-import { findDomainForAddress } from '../domains/index.js'
+import { resolveSenderDomain } from '../domains/index.js'
 import { insertMessages, type NewMessage } from '../messages/index.js'
 import { suppressedAddresses } from '../subscribers/index.js'
 import { requireTemplate } from '../templates/index.js'
@@ -12,7 +12,7 @@ import { insertBatch } from './transactional.repo.js'
 import type { MessageInput, SendResultsT, SendTemplateInput } from './transactional.schemas.js'
 import { prepareMessage, type PreparedMessage } from './transactional.validate.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'jobs'>
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'jobs' | 'config' | 'log'>
 
 const INSERT_SLICE = 1000
 
@@ -43,10 +43,10 @@ export function createTransactionalService(ctx: Ctx) {
     const p = prepareMessage(input)
     const copies = Object.values(p.copies).flatMap((c) => [...c.cc, ...c.bcc])
     const [domain, suppressed] = await Promise.all([
-      findDomainForAddress(ctx.db, account.id, p.fromEmail, SENDER_DOMAIN_TYPES),
+      resolveSenderDomain(ctx, ctx.db, account.id, p.fromEmail, SENDER_DOMAIN_TYPES),
       suppressedAddresses(ctx.db, account.id, [...p.recipients.map((r) => r.email), ...copies]),
     ])
-    if (!domain || !domain.valid || domain.blocked) {
+    if (!domain.allowed || domain.domain?.blocked) {
       throw fieldError('message.from_email', 'The from_email must be an address of a verified domain.')
     }
     const accepted = p.recipients.filter((r) => !suppressed.has(r.email))

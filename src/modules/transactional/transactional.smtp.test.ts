@@ -12,6 +12,7 @@ import { sendBatch } from './transactional.sender.js'
 import {
   addDomain,
   addSuppressed,
+  baseMessage,
   jobState,
   messagesOfBatch,
   type TestDomain,
@@ -152,6 +153,23 @@ describe('transactional mail over SMTP', async () => {
       sent.map((e) => [e.event, e.campaignId, e.email]),
       [['send', 0, 'jana@example.cz']],
     )
+  })
+
+  it('with a relay, needs from_email on a verified domain of the account', async () => {
+    await addDomain(t, paid.id, 'unverified.example', { valid: false })
+    const other = await t.createAccount('paid')
+    await addDomain(t, other.id, 'theirs.example')
+    for (const from of [
+      'a@unverified.example',
+      'a@theirs.example',
+      'a@nowhere.example',
+      'a@sub.shop.example',
+    ]) {
+      const res = await send(baseMessage(from, { to: [{ email: 'unverified-sender@example.cz' }] }))
+      assert.equal(res.status, 422, from)
+      assert.deepEqual(Object.keys(res.body.errors), ['message.from_email'], from)
+    }
+    assert.equal(sink.messages.filter((m) => m.envelopeTo.includes('unverified-sender@example.cz')).length, 0)
   })
 
   it('honours the tracking options and sends templates', async () => {

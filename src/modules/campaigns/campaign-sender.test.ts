@@ -154,6 +154,27 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     assert.equal(sink.messages.length, 0)
   })
 
+  it('errors a campaign whose domain loses its verification mid-send; verified again, it resumes', async () => {
+    sink.messages.length = 0
+    const id = await createCampaign(t, t.account, [list])
+    await t.req('POST', `/campaigns/${id}/send`)
+    assert.equal(await sender.runOnce(), 10)
+    const setValid = (valid: boolean) =>
+      t.ctx.db.execute(sql`UPDATE domains SET valid = ${valid} WHERE account_id = ${t.account.id}`)
+    await setValid(false)
+    await sender.runOnce()
+    assert.equal((await campaignRow(t, id))?.status, 4)
+    const error = await shownError(t, t.account, id)
+    assert.equal(error?.code, 'no_sending_domain')
+    assert.match(error?.message ?? '', /^The sending domain shop\.example is no longer verified/)
+    await setValid(true)
+    assert.deepEqual((await t.req('POST', `/campaigns/${id}/resume`)).body, { id, status: 2, paused: false })
+    for (let i = 0; i < 4 && (await campaignRow(t, id))?.status !== 3; i++) await sender.runOnce()
+    assert.equal((await campaignRow(t, id))?.status, 3)
+    assert.equal(delivered().length, 30)
+    assert.ok(unique(delivered()))
+  })
+
   it('sending a scheduled campaign now drops its schedule', async () => {
     const id = await createCampaign(t, t.account, [await listWith(t, t.account, people(1, 'sched'))])
     const at = '2027-12-24 18:00:00'

@@ -44,6 +44,7 @@ describe('GET /campaigns', async () => {
     const item = res.body.find((c: { id: number }) => c.id === spring)
     assert.deepEqual(Object.keys(item).sort(), [
       'archive_url',
+      'error',
       'from_email',
       'from_name',
       'id',

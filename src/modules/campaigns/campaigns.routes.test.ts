@@ -62,6 +62,7 @@ describe('campaigns CRUD', async () => {
         scheduled_at: null,
         template_id: 0,
         archive_url: '',
+        error: null,
         recepient_lists: { lists: [listA, listB], segments: [] },
       },
     )
@@ -177,6 +178,7 @@ describe('campaigns CRUD', async () => {
     assert.equal(d.archive_url, c.archive_url)
     assert.equal(d.sent_at, null)
     assert.equal(d.recipients, 0)
+    assert.equal(d.error, null)
     assert.deepEqual(d.recepient_lists, { lists: [listB], segments: [{ id: 'seg-a', list: listA }] })
     for (const key of DETAIL_STATS) assert.equal(d.stats[key], 0, key)
     for (const [key, value] of Object.entries(d.stats)) assert.equal(value, 0, key)
@@ -235,6 +237,7 @@ describe('campaigns CRUD', async () => {
         scheduled_at: null,
         template_id: 0,
         archive_url: '',
+        error: null,
         recepient_lists: { lists: [], segments: [{ id: 'seg-b', list: listB }] },
       },
     )

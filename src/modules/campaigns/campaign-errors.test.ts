@@ -8,7 +8,10 @@ import { ManualClock } from '../../core/clock.js'
 import { startCampaignSender } from './campaign-sender.js'
 import { campaignRow, createCampaign, ledger, listWith, shownError } from './campaign-send.test-helpers.js'
 
-/** Contract §4 `error` where the other tests do not reach it: drafts, unexpected failures, old rows. */
+/**
+ * Contract §4 `error` where the other tests do not reach it (drafts, unexpected failures, old rows), in outbox
+ * mode, where the campaigns' unverified domain sends all the same (contract §2).
+ */
 describe('campaign error field: null unless errored, internal failures, rows from before the codes', async () => {
   const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'))
   // Outbox mode: the campaigns' domain is not verified, and they send all the same.
@@ -75,6 +78,18 @@ describe('campaign error field: null unless errored, internal failures, rows fro
       sql`UPDATE campaigns SET status = 4, error = 'the relay exploded', error_code = NULL WHERE id = ${id}`,
     )
     assert.deepEqual(await shownError(t, t.account, id), { code: 'internal', message: 'the relay exploded' })
+  })
+
+  it('sends test copies from a domain that is not verified (outbox mode), unsigned', async () => {
+    const id = await createCampaign(t, t.account, [list], { subject: 'Copy for *|email|*' })
+    const res = await t.req('POST', `/campaigns/${id}/test`, { body: { emails: ['qa@example.cz'] } })
+    assert.deepEqual(res.body, { success: true, sent: 1 })
+    const copy = (await outboxMails(path.join(t.dataDir, 'outbox'))).find((m) =>
+      toAddresses(m.parsed.to).includes('qa@example.cz'),
+    )
+    assert.equal(copy?.parsed.subject, 'Copy for qa@example.cz')
+    assert.equal(copy?.parsed.from?.value[0]?.address, 'news@shop.example')
+    assert.doesNotMatch(copy?.raw ?? 'DKIM-Signature:', /^DKIM-Signature:/im)
   })
 
   it("shows another account's campaign to nobody else", async () => {

@@ -23,6 +23,11 @@ export interface AppContext {
   mailer: Mailer
   /** Signs links in mail; shared by every process through the database. */
   linkSecret: string
+  /**
+   * Keys the hashes that remember erased suppressed addresses. Apart from linkSecret so that replacing the
+   * link-signing secret never forgets who must not be mailed.
+   */
+  erasureSecret: string
   /** Registers something to stop at shutdown (listeners, loops), before jobs, mailer and database close. */
   onClose(fn: () => Promise<void>): void
   close(): Promise<void>
@@ -55,6 +60,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   try {
     await dbHandle.migrate(MIGRATIONS_DIR)
     const linkSecret = await loadInstanceSecret(dbHandle.db)
+    const erasureSecret = await loadInstanceSecret(dbHandle.db, 'erasure_secret')
     const messageIdDomain = new URL(config.publicUrl).hostname
     const mailer =
       overrides.mailer ??
@@ -72,6 +78,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       jobs,
       mailer,
       linkSecret,
+      erasureSecret,
       onClose(fn) {
         closers.push(fn)
       },

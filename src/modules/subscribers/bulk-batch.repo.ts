@@ -13,6 +13,8 @@ export interface BulkEntry {
   fields: ContactFields
   status: number | undefined
   source: string | undefined
+  /** Keyed hash of the address (erased-suppressions.ts), given where a statement creates contacts. */
+  addressHash?: string
 }
 
 const TEXT_COLUMNS = Object.keys(TEXT_FIELDS)
@@ -30,6 +32,7 @@ const RECORD_DEFS = sql.raw(
     'custom_fields jsonb',
     'status int',
     'source text',
+    'address_hash text',
   ].join(', '),
 )
 
@@ -38,7 +41,14 @@ function batchJson(entries: BulkEntry[]): string {
   return JSON.stringify(
     entries.map((e) => {
       const { customFields, ...rest } = e.fields
-      return { email: e.email, ...rest, custom_fields: customFields, status: e.status, source: e.source }
+      return {
+        email: e.email,
+        ...rest,
+        custom_fields: customFields,
+        status: e.status,
+        source: e.source,
+        address_hash: e.addressHash,
+      }
     }),
   )
 }

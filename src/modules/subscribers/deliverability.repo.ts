@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryRows } from '../../core/db/sql.js'
+import { erasedAddressHash } from './erased-suppressions.js'
+import { erasedAmong } from './erased-suppressions.repo.js'
 
 /**
  * What mail that bounced, was complained about or unsubscribed does to a person (contract §3): hard bounces and
@@ -84,18 +86,25 @@ export async function unsubscribeEverywhere(
   return rows.map((r) => r.list_id)
 }
 
-/** True when the address must get no marketing or transactional mail (hard bounce or complaint). */
+/**
+ * The addresses that must get no marketing or transactional mail: contacts suppressed by a hard bounce or
+ * complaint, and erased addresses remembered as such (by keyed hash, erased-suppressions.repo.ts).
+ */
 export async function suppressedAddresses(
   ex: Executor,
+  erasureSecret: string,
   accountId: number,
   emails: string[],
 ): Promise<Set<string>> {
   if (emails.length === 0) return new Set()
+  const unique = [...new Set(emails)]
+  const pairs = unique.map((email) => ({ email, hash: erasedAddressHash(erasureSecret, accountId, email) }))
   const rows = await queryRows<{ email: string }>(
     ex,
     sql`SELECT email FROM contacts
         WHERE account_id = ${accountId} AND suppressed IS NOT NULL
-          AND email IN (SELECT jsonb_array_elements_text(${JSON.stringify(emails)}::jsonb))`,
+          AND email IN (SELECT jsonb_array_elements_text(${JSON.stringify(unique)}::jsonb))
+        UNION ${erasedAmong(accountId, pairs)}`,
   )
   return new Set(rows.map((r) => r.email))
 }

@@ -10,6 +10,7 @@ import {
   ts,
   type BulkEntry,
 } from './bulk-batch.repo.js'
+import { erasedReason } from './erased-suppressions.repo.js'
 
 /**
  * subscribe-bulk in four set-based statements, run in this order inside one transaction; each returns the
@@ -29,7 +30,9 @@ const ids = (rows: { id: number }[]) => rows.map((r) => r.id)
  * Step 1: creates the contacts not yet in the account and, when `updateExisting`, writes the given fields
  * of the others (tags added, first occurrences kept in order). Both writes run on one snapshot, so the
  * update never sees, nor re-writes, the rows the insert just made; ON CONFLICT DO NOTHING lets a concurrent
- * import of the same address win instead of failing.
+ * import of the same address win instead of failing. A new contact whose address was erased while suppressed
+ * (found by each entry's `addressHash`: one index probe per new contact, in the same statement) is created
+ * suppressed again, and the remembered row goes: the suppression lives on the contact from then on.
  */
 export async function upsertContacts(
   ex: Executor,
@@ -41,12 +44,18 @@ export async function upsertContacts(
     sql`WITH b AS MATERIALIZED (${batchWithMembers(entries, o.accountId, o.listId)}),
         ins AS (
           INSERT INTO contacts (account_id, email, ${insertColumns}, rating, tags, groups, custom_fields,
-                                inserted_at, updated_at)
+                                suppressed, inserted_at, updated_at)
           SELECT ${o.accountId}, b.email, ${insertValues}, coalesce(b.rating, 0), coalesce(b.tags, '{}'),
-                 coalesce(b.groups, '{}'::jsonb), coalesce(b.custom_fields, '{}'::jsonb), ${ts(o.now)}, ${ts(o.now)}
+                 coalesce(b.groups, '{}'::jsonb), coalesce(b.custom_fields, '{}'::jsonb),
+                 ${erasedReason(o.accountId, sql`b.address_hash`)}, ${ts(o.now)}, ${ts(o.now)}
           FROM b WHERE b.contact_id IS NULL
           ON CONFLICT (account_id, email) DO NOTHING
-          RETURNING id),
+          RETURNING id, email, suppressed),
+        restored AS (
+          DELETE FROM erased_suppressions e USING ins, b
+          WHERE ins.suppressed IS NOT NULL AND b.email = ins.email
+            AND e.account_id = ${o.accountId} AND e.address_hash = b.address_hash
+          RETURNING 1),
         upd AS (
           UPDATE contacts c SET ${keepUnlessGiven()},
             tags = CASE WHEN b.tags IS NULL THEN c.tags ELSE

@@ -1,12 +1,13 @@
 import type { AppContext } from '../../core/context.js'
 import { FieldErrorBag } from '../../core/http/errors.js'
 import { requireList } from '../lists/index.js'
+import { erasedAddressHash } from './erased-suppressions.js'
 import { bulkItems, lastPerEmail, parseEntry, validOrThrow } from './subscriber-fields.validation.js'
 import { STATUS } from './subscribers.schemas.js'
 import * as repo from './subscribe-bulk.repo.js'
 import { BULK_LIMIT, type SubscribeBulkBodyT } from './subscribers.write.schemas.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock'>
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'erasureSecret'>
 
 /** A bulk entry is subscribed (1) unless it asks to be recorded as unsubscribed (2); no confirmation mail. */
 const BULK_STATUSES = [STATUS.subscribed, STATUS.unsubscribed] as const
@@ -28,13 +29,18 @@ export function createSubscribeBulkService(ctx: Ctx) {
       // An address twice in one call is written once, as its last entry says.
       const batch = lastPerEmail(parsed.filter((e) => e !== undefined))
       if (batch.length === 0) return { inserts: 0 }
+      // Hashed here for every entry (microseconds each) so the insert finds erased suppressions in one go.
+      const hashed = batch.map((e) => ({
+        ...e,
+        addressHash: erasedAddressHash(ctx.erasureSecret, accountId, e.email),
+      }))
       const now = ctx.clock.now()
       const resubscribe = body.resubscribe ?? false
       const opts = { accountId, listId, resubscribe, now }
 
       const written = await ctx.db.transaction(async (tx) => {
         const updateExisting = body.update_existing ?? true
-        const ids = new Set(await repo.upsertContacts(tx, batch, { ...opts, updateExisting }))
+        const ids = new Set(await repo.upsertContacts(tx, hashed, { ...opts, updateExisting }))
         const add = (more: number[]) => more.forEach((id) => ids.add(id))
         if (resubscribe) add(await repo.liftSuppressions(tx, batch, opts))
         add(await repo.moveMemberships(tx, batch, opts))

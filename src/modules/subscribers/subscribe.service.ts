@@ -2,13 +2,15 @@ import type { AppContext } from '../../core/context.js'
 import { FieldErrorBag } from '../../core/http/errors.js'
 import { queueConfirmationMail } from '../confirmation/index.js'
 import { requireList } from '../lists/index.js'
+import { erasedAddressHash } from './erased-suppressions.js'
+import { forgetErased } from './erased-suppressions.repo.js'
 import { decideSubscribeStatus } from './subscribe-status.js'
 import { parseEntry, validOrThrow } from './subscriber-fields.validation.js'
 import { STATUS, toSubscribeReply, type MembershipRow } from './subscribers.schemas.js'
 import type { SubscribeBodyT } from './subscribers.write.schemas.js'
 import * as repo from './subscribers.write.repo.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'jobs'>
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'jobs' | 'erasureSecret'>
 
 /** Statuses `subscriber_data.status` may ask for on subscribe. */
 const SUBSCRIBE_STATUSES = [STATUS.subscribed, STATUS.unsubscribed, STATUS.unconfirmed] as const
@@ -48,14 +50,18 @@ export function createSubscribeService(ctx: Ctx) {
       const now = ctx.clock.now()
 
       return ctx.db.transaction(async (tx) => {
+        const addressHash = erasedAddressHash(ctx.erasureSecret, accountId, entry.email)
         let contact = await repo.upsertContact(
           tx,
           accountId,
           entry.email,
           entry.fields,
           body.update_existing ?? false,
+          addressHash,
           now,
         )
+        // The suppression lives on the contact from now on (a no-op for a contact suppressed before).
+        if (contact.suppressed) await forgetErased(tx, accountId, addressHash)
         const current = await repo.lockMembership(tx, listId, contact.id)
         const decision = decideSubscribeStatus({
           current: current?.status ?? null,

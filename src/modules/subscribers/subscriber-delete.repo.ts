@@ -4,12 +4,17 @@ import { contacts } from './subscribers.table.js'
 
 /**
  * Side effect: deletes the account's contact with this address; its memberships in every list go with it
- * (ON DELETE CASCADE). Returns whether there was one.
+ * (ON DELETE CASCADE). Returns its account-wide suppression (null when none), or undefined when there was no
+ * such contact.
  */
-export async function deleteContact(ex: Executor, accountId: number, email: string): Promise<boolean> {
-  const rows = await ex
+export async function deleteContact(
+  ex: Executor,
+  accountId: number,
+  email: string,
+): Promise<{ suppressed: 'hard_bounce' | 'complaint' | null } | undefined> {
+  const [row] = await ex
     .delete(contacts)
     .where(and(eq(contacts.accountId, accountId), eq(contacts.email, email)))
-    .returning({ id: contacts.id })
-  return rows.length > 0
+    .returning({ suppressed: contacts.suppressed })
+  return row
 }

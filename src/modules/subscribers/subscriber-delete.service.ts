@@ -3,6 +3,8 @@ import type { AppContext } from '../../core/context.js'
 import { normalizeEmail } from '../../core/http/email.js'
 import { notFound } from '../../core/http/errors.js'
 import { pseudonymiseAddress } from '../events/index.js'
+import { erasedAddressHash } from './erased-suppressions.js'
+import { rememberErased } from './erased-suppressions.repo.js'
 import { deleteContact } from './subscriber-delete.repo.js'
 
 /**
@@ -16,14 +18,22 @@ function pseudonym(secret: string, accountId: number, email: string): string {
 
 /**
  * `DELETE /subscribers/{email}/delete` (GDPR erasure, contract §3): the person leaves every list of the account
- * and the address is replaced in the mail and event logs, all in one transaction.
+ * and the address is replaced in the mail and event logs, all in one transaction. An address suppressed by a
+ * hard bounce or complaint is remembered by keyed hash only, so erasing it never lets it be mailed again.
  */
-export function createSubscriberDeleteService(ctx: Pick<AppContext, 'db' | 'linkSecret'>) {
+export function createSubscriberDeleteService(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'linkSecret' | 'erasureSecret'>,
+) {
   return {
     async erase(accountId: number, rawEmail: string) {
       const email = normalizeEmail(rawEmail)
       const deleted = await ctx.db.transaction(async (tx) => {
-        if (!(await deleteContact(tx, accountId, email))) return false
+        const contact = await deleteContact(tx, accountId, email)
+        if (!contact) return false
+        if (contact.suppressed) {
+          const hash = erasedAddressHash(ctx.erasureSecret, accountId, email)
+          await rememberErased(tx, accountId, hash, contact.suppressed, ctx.clock.now())
+        }
         await pseudonymiseAddress(tx, accountId, email, pseudonym(ctx.linkSecret, accountId, email))
         return true
       })

@@ -104,6 +104,43 @@ function checkText(value: unknown, path: string, max: number, bag: FieldErrorBag
   return trimmed
 }
 
+/** Whether year-month-day names a day of the Gregorian calendar (2026-02-30 and month 13 do not). */
+function isRealDay(year: number, month: number, day: number): boolean {
+  const d = new Date(Date.UTC(year, month - 1, day))
+  // Date.UTC maps years 0-99 to 1900-1999; setting the full year keeps 0001-0099 what they say.
+  d.setUTCFullYear(year)
+  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day
+}
+
+/** Date fields and the forms they accept: birthday a full date; nameday a day of the year or a full date. */
+const DATE_FIELDS = {
+  birthday: { yearless: false, format: 'YYYY-MM-DD' },
+  nameday: { yearless: true, format: 'MM-DD or YYYY-MM-DD' },
+} as const
+
+/**
+ * A birthday or nameday already read as text: an empty string clears the field (as for every text field),
+ * anything else must be a real calendar day. A year-less nameday is checked against a leap year, so 02-29
+ * (a nameday in the calendar) is allowed.
+ */
+function checkDateField(
+  value: string,
+  field: keyof typeof DATE_FIELDS,
+  path: string,
+  bag: FieldErrorBag,
+): string | undefined {
+  if (value === '') return value
+  const rule = DATE_FIELDS[field]
+  const full = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value)
+  const yearless = rule.yearless ? /^(\d{2})-(\d{2})$/.exec(value) : null
+  const ok = full
+    ? isRealDay(Number(full[1]), Number(full[2]), Number(full[3]))
+    : yearless !== null && isRealDay(2000, Number(yearless[1]), Number(yearless[2]))
+  if (ok) return value
+  bag.add(path, `The ${label(path)} must be a real date in the format ${rule.format}.`)
+  return undefined
+}
+
 /** An integer, also from a numeric string (form posts and PHP clients send "1"). */
 function toInteger(value: unknown): number | undefined {
   if (typeof value === 'number' && Number.isInteger(value)) return value
@@ -243,7 +280,9 @@ export function parseEntry(
   const at = (field: string) => `${path}.${field}`
   const fields: ContactFields = {}
   for (const [field, max] of Object.entries(TEXT_FIELDS) as [TextField, number][]) {
-    const v = checkText(raw[field], at(field), max, own)
+    let v = checkText(raw[field], at(field), max, own)
+    if (v !== undefined && (field === 'birthday' || field === 'nameday'))
+      v = checkDateField(v, field, at(field), own)
     if (v !== undefined) fields[field] = field === 'country' ? v.toUpperCase() : v
   }
   const rating = checkRating(raw.rating, at('rating'), own)

@@ -1,5 +1,6 @@
 import { and, eq, ne, sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
+import { erasedReason } from './erased-suppressions.repo.js'
 import type { ContactFields } from './subscriber-fields.validation.js'
 import type { ContactRow, MembershipRow } from './subscribers.schemas.js'
 import { contacts, memberships } from './subscribers.table.js'
@@ -30,6 +31,8 @@ const mergedTags = (tags: string[]) =>
 /**
  * Creates the contact, or (on its address) takes the existing one and, when `updateExisting`, writes the
  * fields given: tags are added, custom fields and groups merged key by key, other fields overwritten.
+ * A new contact whose address was erased while suppressed (`addressHash`, erased-suppressions.ts) is created
+ * suppressed again; the caller then forgets the remembered row (forgetErased).
  * ON CONFLICT makes two simultaneous subscribes of one new address meet on one row instead of failing, and
  * it row-locks the contact until commit, so concurrent subscribes of one person run one after the other.
  */
@@ -39,6 +42,7 @@ export async function upsertContact(
   email: string,
   fields: ContactFields,
   updateExisting: boolean,
+  addressHash: string,
   now: Date,
 ): Promise<ContactRow> {
   const set: Record<string, unknown> = { updatedAt: sql`${contacts.updatedAt}` }
@@ -52,7 +56,14 @@ export async function upsertContact(
   }
   const [row] = await ex
     .insert(contacts)
-    .values({ ...contactColumns(fields), accountId, email, insertedAt: now, updatedAt: now })
+    .values({
+      ...contactColumns(fields),
+      accountId,
+      email,
+      suppressed: erasedReason(accountId, addressHash),
+      insertedAt: now,
+      updatedAt: now,
+    })
     .onConflictDoUpdate({ target: [contacts.accountId, contacts.email], set })
     .returning()
   return row!

@@ -3,13 +3,15 @@ import { isUniqueViolation } from '../../core/db/errors.js'
 import { FieldErrorBag, fieldError, subscriberNotInList } from '../../core/http/errors.js'
 import { requireList } from '../lists/index.js'
 import { UPDATE_STATUSES } from './bulk-update.service.js'
+import { erasedAddressHash } from './erased-suppressions.js'
+import { restoreErasedOnto } from './erased-suppressions.repo.js'
 import { checkEmail, parseEntry, validOrThrow } from './subscriber-fields.validation.js'
 import { toSubscriberDetail } from './subscribers.schemas.js'
 import { updateMembers } from './bulk-update.repo.js'
 import type { UpdateSubscriberBodyT } from './subscribers.write.schemas.js'
 import * as repo from './subscribers.write.repo.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock'>
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'erasureSecret'>
 
 const emailTaken = () => fieldError('subscriber_data.email', 'The email has already been taken.')
 
@@ -47,6 +49,10 @@ export function createUpdateSubscriberService(ctx: Ctx) {
             throw err
           }
           current = data.email
+          // An address erased while suppressed stays suppressed when a contact moves onto it; a status 1
+          // with allow_resubscribe below lifts it as for any suppressed member.
+          const hash = erasedAddressHash(ctx.erasureSecret, accountId, current)
+          await restoreErasedOnto(tx, accountId, member.contact.id, hash, now)
         }
         await updateMembers(
           tx,

@@ -12,7 +12,7 @@ import { insertBatch } from './transactional.repo.js'
 import type { MessageInput, SendResultsT, SendTemplateInput } from './transactional.schemas.js'
 import { prepareMessage, type PreparedMessage } from './transactional.validate.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'jobs' | 'config' | 'log'>
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'jobs' | 'config' | 'log' | 'erasureSecret'>
 
 const INSERT_SLICE = 1000
 
@@ -44,7 +44,10 @@ export function createTransactionalService(ctx: Ctx) {
     const copies = Object.values(p.copies).flatMap((c) => [...c.cc, ...c.bcc])
     const [domain, suppressed] = await Promise.all([
       resolveSenderDomain(ctx, ctx.db, account.id, p.fromEmail, SENDER_DOMAIN_TYPES),
-      suppressedAddresses(ctx.db, account.id, [...p.recipients.map((r) => r.email), ...copies]),
+      suppressedAddresses(ctx.db, ctx.erasureSecret, account.id, [
+        ...p.recipients.map((r) => r.email),
+        ...copies,
+      ]),
     ])
     if (!domain.allowed || domain.domain?.blocked) {
       throw fieldError('message.from_email', 'The from_email must be an address of a verified domain.')

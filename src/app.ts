@@ -9,6 +9,7 @@ import type { ApiApp } from './core/http/app-types.js'
 import { keyAuth } from './core/http/auth.js'
 import { errorHandler } from './core/http/error-handler.js'
 import { HttpError } from './core/http/errors.js'
+import { loggablePath } from './core/http/log-path.js'
 import { sha256Hex } from './core/ids.js'
 import { modules, createAccountService, registerIdempotency } from './modules/index.js'
 
@@ -41,7 +42,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ message: 'Not Found' }))
   app.addHook('onResponse', async (req, reply) => {
     req.log.debug(
-      { method: req.method, url: req.url, status: reply.statusCode, ms: reply.elapsedTime },
+      { method: req.method, url: loggablePath(req.url), status: reply.statusCode, ms: reply.elapsedTime },
       'request',
     )
   })

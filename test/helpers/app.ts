@@ -68,6 +68,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     port: 0,
     publicUrl: 'http://127.0.0.1:3000',
     rateLimitPerMinute: 0,
+    authFailuresPerMinute: 0,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...opts.config,
   }

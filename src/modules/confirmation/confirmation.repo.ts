@@ -92,7 +92,7 @@ export async function insertConfirmationMessage(
     ex,
     sql`INSERT INTO messages (account_id, kind, contact_id, email, subject, track_opens, track_clicks, created_at)
         VALUES (${m.accountId}, 'confirmation', ${m.contactId}, ${m.email}, ${m.subject.slice(0, 998)},
-                false, false, ${now.toISOString()}::timestamptz)
+                true, false, ${now.toISOString()}::timestamptz)
         RETURNING id`,
   )
   return Number(row!.id)

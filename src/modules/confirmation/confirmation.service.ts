@@ -1,5 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import { notFound } from '../../core/http/errors.js'
+import { trackingLinks, withOpenPixel } from '../../core/mail/tracking-links.js'
 import { verpAddress } from '../../core/mail/verp.js'
 import { bounceHostFor, dkimKeyOf, findDomainForAddress } from '../domains/index.js'
 import { confirmUrl, readConfirmToken } from './confirmation.links.js'
@@ -42,9 +43,12 @@ export function createConfirmationService(ctx: Ctx) {
       const from = mail.from.address
       const bounceDomain = bounceHostFor(domain?.name ?? from.slice(from.lastIndexOf('@') + 1))
       const returnPath = verpAddress(ctx.linkSecret, `m${messageId}`, bounceDomain)
+      // An open pixel as on transactional mail, so the double opt-in statistics see opens.
+      const html = mail.html && withOpenPixel(mail.html, trackingLinks(ctx).open(messageId))
       let smtpMessageId: string
       try {
-        smtpMessageId = (await ctx.mailer.send({ ...mail, returnPath, dkim: dkimKeyOf(domain) })).messageId
+        const sent = await ctx.mailer.send({ ...mail, html, returnPath, dkim: dkimKeyOf(domain) })
+        smtpMessageId = sent.messageId
       } catch (err) {
         await repo.deleteConfirmationMessage(ctx.db, messageId)
         throw err

@@ -194,7 +194,7 @@ describe('GET /transactional/stats and /transactional/stats/doi', async () => {
     assert.equal((await stats('?from_date=2025-03-12')).status, 200)
   })
 
-  it('counts double opt-in confirmation mail apart, with its bounce', async () => {
+  it('counts double opt-in confirmation mail apart, with its opens and bounce', async () => {
     const list = await t.req('POST', '/lists', {
       key: paid.key,
       body: { name: 'News', double_optin: true, from_email: 'news@shop.example' },
@@ -208,12 +208,14 @@ describe('GET /transactional/stats and /transactional/stats/doi', async () => {
       assert.equal(sub.status, 200, sub.text)
     }
     const f = await mailTo(sink, 'f@example.cz')
-    await mailTo(sink, 'g@example.cz')
+    const g = await mailTo(sink, 'g@example.cz')
     assert.match(f.envelopeFrom, /^bounces\+.*@bounces\.shop\.example$/)
     // The confirmation is recorded once the relay's answer is: wait (bounded) for the second one.
     for (let i = 0; i < 100 && (await doi()).body.stats.inject < 2; i++)
       await new Promise((resolve) => setTimeout(resolve, 50))
     await bounce(f, 'f@example.cz')
+    const pixel = pathIn(String(g.parsed.html), '/t/o/')
+    for (let i = 0; i < 2; i++) assert.equal((await t.req('GET', pixel, { key: null })).status, 200)
 
     const res = await doi()
     assert.equal(res.status, 200)
@@ -221,9 +223,9 @@ describe('GET /transactional/stats and /transactional/stats/doi', async () => {
       inject: 2,
       delivery: 1,
       delivery_rate: 50,
-      open: 0,
-      total_open: 0,
-      open_rate: 0,
+      open: 1,
+      total_open: 2,
+      open_rate: 100,
       click: 0,
       total_click: 0,
       click_rate: 0,

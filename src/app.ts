@@ -7,8 +7,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AppContext } from './core/context.js'
 import type { ApiApp } from './core/http/app-types.js'
 import { keyAuth } from './core/http/auth.js'
+import { AuthFailureLimiter } from './core/http/auth-failures.js'
 import { errorHandler } from './core/http/error-handler.js'
 import { HttpError } from './core/http/errors.js'
+import { loggablePath } from './core/http/log-path.js'
 import { sha256Hex } from './core/ids.js'
 import { modules, createAccountService, registerIdempotency } from './modules/index.js'
 
@@ -41,7 +43,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ message: 'Not Found' }))
   app.addHook('onResponse', async (req, reply) => {
     req.log.debug(
-      { method: req.method, url: req.url, status: reply.statusCode, ms: reply.elapsedTime },
+      { method: req.method, url: loggablePath(req.url), status: reply.statusCode, ms: reply.elapsedTime },
       'request',
     )
   })
@@ -103,6 +105,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       // The combined IETF fields of draft-ietf-httpapi-ratelimit-headers-07 (as express-rate-limit's "draft-7"),
       // beside the plugin's own separate ones.
       scope.addHook('onSend', async (_req, reply, payload) => {
+        // Already set: the failed-authentication limit answered (core/http/auth.ts), with its own figures.
+        if (reply.hasHeader('ratelimit')) return payload
         const remaining = reply.getHeader('ratelimit-remaining')
         const reset = reply.getHeader('ratelimit-reset')
         if (remaining !== undefined) {
@@ -115,7 +119,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         return payload
       })
     }
-    scope.addHook('onRequest', keyAuth(createAccountService(ctx).resolveKey))
+    const failures = ctx.config.authFailuresPerMinute
+    scope.addHook(
+      'onRequest',
+      keyAuth(
+        createAccountService(ctx).resolveKey,
+        failures > 0 ? new AuthFailureLimiter(failures) : undefined,
+      ),
+    )
     registerIdempotency(scope, ctx)
     for (const m of modules)
       if (m.apiRoutes) await scope.register(async (s) => m.apiRoutes!(s as ApiApp, ctx))

@@ -18,6 +18,8 @@ export interface Config {
   bootstrapApiKey: string | undefined
   adminKey: string | undefined
   rateLimitPerMinute: number
+  /** Requests with a missing or unknown API key per client address and minute before 429 (0: no limit). */
+  authFailuresPerMinute: number
   bodyLimitBytes: number
   logLevel: string
   /** Threads that compose and DKIM-sign campaign mail (0: on the main thread). */
@@ -104,6 +106,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapApiKey,
     adminKey,
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000),
+    authFailuresPerMinute: int(env, 'AUTH_FAILS_PER_MINUTE', 60),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024),
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     sendThreads: int(env, 'SEND_THREADS', 2),

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pino, { type Logger } from 'pino'
+import pretty from 'pino-pretty'
 import type { Config } from './config.js'
 import { systemClock, type Clock } from './clock.js'
 import { openDatabase, type Db, type DbHandle } from './db/client.js'
@@ -40,12 +41,29 @@ export interface ContextOverrides {
   log?: Logger
 }
 
-export function createLogger(config: Config): Logger {
-  return pino({
+/**
+ * JSON lines (for log collectors) unless a person is watching: on a terminal the lines are pretty-printed.
+ * pino-pretty runs as a plain stream on this thread, not as a pino transport: a transport is a worker that
+ * loads its target by name, which a process run through tsx would have to resolve again.
+ */
+export function createLogger(
+  config: Config,
+  out: { tty?: boolean; destination?: NodeJS.WritableStream } = {},
+): Logger {
+  const options = {
     level: config.logLevel,
     // Keys and secrets never reach the logs, whatever a future log line includes.
     redact: ['req.headers.key', 'req.headers.authorization', 'headers.key', 'api_key', 'apiKey', 'secret'],
+  }
+  const destination = out.destination ?? process.stdout
+  if (!(out.tty ?? process.stdout.isTTY === true)) return pino(options, destination)
+  const prettyStream = pretty({
+    destination,
+    colorize: out.destination === undefined,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
   })
+  return pino(options, prettyStream)
 }
 
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {

@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
 import { after } from 'node:test'
 import { buildApp } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/core/config.js'
@@ -19,6 +20,8 @@ export interface TestAppOptions {
   worker?: boolean
   /** Also listen on 127.0.0.1 (random port) for tests that need a real socket. */
   listen?: boolean
+  /** A logger of the test's own (to read what is logged); default one at TEST_LOG_LEVEL, else silent. */
+  log?: Logger
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON bodies
@@ -65,12 +68,14 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     port: 0,
     publicUrl: 'http://127.0.0.1:3000',
     rateLimitPerMinute: 0,
+    authFailuresPerMinute: 0,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...opts.config,
   }
   const ctx = await createContext(config, {
     dbHandle: db.handle,
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.log ? { log: opts.log } : {}),
   })
   await ctx.jobs.start(jobQueues)
   if (opts.worker !== false) await startWorker(ctx)

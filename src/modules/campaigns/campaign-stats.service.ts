@@ -2,7 +2,14 @@ import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
 import { normalizeEmail } from '../../core/http/email.js'
 import { toPage } from '../../core/db/pagination.js'
-import { campaignLog, readCounters, type Counters, type EmailLogQueryT } from '../events/index.js'
+import {
+  campaignLog,
+  deliveryOf,
+  percent,
+  ratedStats,
+  readCounters,
+  type EmailLogQueryT,
+} from '../events/index.js'
 import { campaignConversions, engagedInRange, statsDetailPage } from './campaign-stats.repo.js'
 import { parseFromDate, parseStatsRange, type StatsRange } from './campaign-stats.range.js'
 import {
@@ -14,17 +21,8 @@ import {
 } from './campaign-stats.schemas.js'
 import { requireCampaign } from './require-campaign.js'
 
-/**
- * `part` of `whole` in per cent, rounded half up to 2 decimals, 0 when `whole` is 0 (contract §5). Integer
- * arithmetic throughout, so 1/3 is 33.33 and 1/8 is 12.5 exactly, with no binary-fraction drift.
- */
-export function percent(part: number, whole: number): number {
-  if (whole <= 0) return 0
-  return Math.floor((2 * part * 10_000 + whole) / (2 * whole)) / 100
-}
-
-/** inject − unique bounces; never below 0, whatever order rows were counted in. */
-const deliveryOf = (c: Counters) => Math.max(0, c.inject - c.bounce)
+// Re-exported for the tests that prove the rounding on campaign figures.
+export { percent }
 
 /**
  * api.md "Campaign statistics": the counters kept with the events, plus conversions from the transactions;
@@ -41,23 +39,8 @@ export async function readCampaignStats(
     range ? engagedInRange(ex, campaignId, 'open', range.from, range.to) : undefined,
     range ? engagedInRange(ex, campaignId, 'click', range.from, range.to) : undefined,
   ])
-  const delivery = deliveryOf(c)
   return {
-    inject: c.inject,
-    delivery,
-    delivery_rate: percent(delivery, c.inject),
-    open: c.open,
-    total_open: c.total_open,
-    open_rate: percent(c.open, delivery),
-    click: c.click,
-    total_click: c.total_click,
-    click_rate: percent(c.click, delivery),
-    bounce: c.bounce,
-    bounce_rate: percent(c.bounce, c.inject),
-    spam: c.spam,
-    spam_rate: percent(c.spam, delivery),
-    unsub: c.unsub,
-    unsub_rate: percent(c.unsub, delivery),
+    ...ratedStats(c),
     conversions: conv.conversions,
     conversions_value: conv.value,
     ...(opened !== undefined && clicked !== undefined

@@ -153,6 +153,58 @@ describe('GET /campaigns', async () => {
     )
   })
 
+  it('takes the filters as one JSON object (ecomail-php) exactly as the bracketed names', async () => {
+    const json = (filters: unknown) => `?filters=${encodeURIComponent(JSON.stringify(filters))}`
+    const pairs: [unknown, string][] = [
+      [{ status: 3, title: 'in' }, '?filters[status]=3&filters[title]=in'],
+      [{ status: '3' }, '?filters[status]=3'],
+      [{ subject: 'SUMMER' }, '?filters[subject]=SUMMER'],
+      [{ id: autumn }, `?filters[id]=${autumn}`],
+      [{ updated_at: '2026-03-05' }, '?filters[updated_at]=2026-03-05'],
+      [
+        { date_from: '2026-03-03', date_to: '2026-03-10' },
+        '?filters[date_from]=2026-03-03&filters[date_to]=2026-03-10',
+      ],
+      [{ title: '', status: null }, ''],
+      [{}, ''],
+    ]
+    for (const [filters, bracketed] of pairs) {
+      const expected = await ids(bracketed)
+      assert.deepEqual(await ids(json(filters)), expected, JSON.stringify(filters))
+    }
+    assert.deepEqual(await ids(json({ status: 3, title: 'in' })), [winter, spring])
+    // With sorting and paging, and with a bracketed parameter beside it, which wins.
+    assert.deepEqual(await ids(`${json({ status: 3 })}&per_page=1&page=2`), [spring])
+    assert.deepEqual(await ids(`${json({ status: 3 })}&filters[status]=0`), [summer])
+    // Names outside contract §4 are ignored, as unknown query parameters are.
+    assert.deepEqual(await ids(json({ colour: 'red', status: 7 })), [autumn])
+    assert.deepEqual(await ids('?filters='), [winter, autumn, summer, spring])
+  })
+
+  it('answers 422 naming filters for JSON that is not an object, and the filter for a bad value', async () => {
+    const cases: [string, string][] = [
+      ['{"status":3', 'filters'],
+      ['not json', 'filters'],
+      ['[1,2]', 'filters'],
+      ['3', 'filters'],
+      ['"x"', 'filters'],
+      ['null', 'filters'],
+      ['{"status":"abc"}', 'filters[status]'],
+      ['{"status":[3]}', 'filters[status]'],
+      ['{"id":0}', 'filters[id]'],
+      ['{"updated_at":"2026-02-30"}', 'filters[updated_at]'],
+      ['{"date_from":"2026-03-05","date_to":"2026-03-04"}', 'filters[date_to]'],
+    ]
+    for (const [filters, field] of cases) {
+      const res = await t.req('GET', `/campaigns?filters=${encodeURIComponent(filters)}`)
+      assert.equal(res.status, 422, filters)
+      assert.deepEqual(Object.keys(res.body.errors), [field], filters)
+    }
+    const twice = await t.req('GET', '/campaigns?filters={}&filters={}')
+    assert.equal(twice.status, 422)
+    assert.deepEqual(Object.keys(twice.body.errors), ['filters'])
+  })
+
   it('answers 422 naming the bad parameter', async () => {
     const cases: [string, string][] = [
       ['per_page=101', 'per_page'],
@@ -183,6 +235,10 @@ describe('GET /campaigns', async () => {
     assert.equal(theirs.body[0].title, 'Spring')
     assert.ok(!(await ids('?filters[title]=spring')).includes(theirs.body[0].id))
     assert.deepEqual(await ids(`?filters[id]=${theirs.body[0].id}`), [])
+    assert.deepEqual(
+      await ids(`?filters=${encodeURIComponent(JSON.stringify({ id: theirs.body[0].id }))}`),
+      [],
+    )
     assert.equal((await t.req('GET', '/campaigns', { key: null })).status, 401)
   })
 })

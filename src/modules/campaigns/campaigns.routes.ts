@@ -9,6 +9,7 @@ import {
   CampaignListQuery,
   CampaignSaved,
 } from './campaigns.schemas.js'
+import { spreadJsonFilters } from './campaigns.filters-json.js'
 import { createCampaignService } from './campaigns.service.js'
 
 const tags = ['Campaigns']
@@ -29,6 +30,7 @@ export function campaignRoutes(app: ApiApp, ctx: AppContext): void {
         querystring: CampaignListQuery,
         response: { 200: Type.Array(CampaignListItem), ...commonErrors },
       },
+      preValidation: spreadJsonFilters,
     },
     async (req) => campaigns.list(req.account.id, req.query),
   )

@@ -45,8 +45,27 @@ export const CampaignListQuery = Type.Object({
   'filters[date_from]': Type.Optional(orBlank(Day('YYYY-MM-DD: sent on or after that day (UTC)'))),
   'filters[date_to]': Type.Optional(orBlank(Day('YYYY-MM-DD: sent on or before that day (UTC)'))),
   'filters[id]': Type.Optional(orBlank(Type.Integer({ minimum: 1, maximum: ID_MAX }))),
+  filters: Type.Optional(
+    Type.String({
+      maxLength: 4000,
+      description:
+        'the same filters as one JSON object (what ecomail-php sends), e.g. `{"status":3,"title":"x"}`; ' +
+        'a `filters[name]` parameter given beside it wins',
+    }),
+  ),
 })
 export type CampaignListQueryT = Static<typeof CampaignListQuery>
+
+/** The filter names of contract §4, as they appear inside `filters[...]`. */
+export const CAMPAIGN_FILTERS = [
+  'title',
+  'subject',
+  'status',
+  'updated_at',
+  'date_from',
+  'date_to',
+  'id',
+] as const
 
 // ---- POST / PUT body --------------------------------------------------------------------------------------
 

@@ -77,3 +77,41 @@ export async function findConfirmedPage(ex: Executor, listId: number): Promise<s
   )
   return row?.page
 }
+
+/**
+ * Side effect: the message row of a confirmation mail about to be sent (kind 'confirmation', status 0), so
+ * its VERP return path names a message and `GET /transactional/stats/doi` can count it. Written here rather
+ * than through the messages module, which sits in a loop of modules that already imports this one.
+ */
+export async function insertConfirmationMessage(
+  ex: Executor,
+  m: { accountId: number; contactId: number; email: string; subject: string },
+  now: Date,
+): Promise<number> {
+  const row = await queryOne<{ id: string | number }>(
+    ex,
+    sql`INSERT INTO messages (account_id, kind, contact_id, email, subject, track_opens, track_clicks, created_at)
+        VALUES (${m.accountId}, 'confirmation', ${m.contactId}, ${m.email}, ${m.subject.slice(0, 998)},
+                true, false, ${now.toISOString()}::timestamptz)
+        RETURNING id`,
+  )
+  return Number(row!.id)
+}
+
+/** Side effect: the relay accepted the confirmation mail (status 1, as every accepted message). */
+export async function markConfirmationSent(
+  ex: Executor,
+  id: number,
+  smtpMessageId: string,
+  now: Date,
+): Promise<void> {
+  await ex.execute(
+    sql`UPDATE messages SET status = 1, smtp_message_id = ${smtpMessageId}, sent_at = ${now.toISOString()}::timestamptz
+        WHERE id = ${id}`,
+  )
+}
+
+/** Side effect: forgets the row of a mail the relay did not take; the job's retry writes a new one. */
+export async function deleteConfirmationMessage(ex: Executor, id: number): Promise<void> {
+  await ex.execute(sql`DELETE FROM messages WHERE id = ${id} AND kind = 'confirmation' AND status = 0`)
+}

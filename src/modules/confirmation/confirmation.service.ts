@@ -1,6 +1,8 @@
 import type { AppContext } from '../../core/context.js'
 import { notFound } from '../../core/http/errors.js'
-import { dkimKeyOf, findDomainForAddress } from '../domains/index.js'
+import { trackingLinks, withOpenPixel } from '../../core/mail/tracking-links.js'
+import { verpAddress } from '../../core/mail/verp.js'
+import { bounceHostFor, dkimKeyOf, findDomainForAddress } from '../domains/index.js'
 import { confirmUrl, readConfirmToken } from './confirmation.links.js'
 import { composeConfirmationMail } from './confirmation.mail.js'
 import * as repo from './confirmation.repo.js'
@@ -31,7 +33,27 @@ export function createConfirmationService(ctx: Ctx) {
         mail.from.address,
         CONFIRMATION_DOMAIN_TYPES,
       )
-      await ctx.mailer.send({ ...mail, dkim: dkimKeyOf(domain) })
+      const to = mail.to[0]!.address
+      const messageId = await repo.insertConfirmationMessage(
+        ctx.db,
+        { accountId: p.accountId, contactId: p.contactId, email: to, subject: mail.subject },
+        ctx.clock.now(),
+      )
+      // A VERP return path naming the message, as all other mail has, so a bounce or complaint counts.
+      const from = mail.from.address
+      const bounceDomain = bounceHostFor(domain?.name ?? from.slice(from.lastIndexOf('@') + 1))
+      const returnPath = verpAddress(ctx.linkSecret, `m${messageId}`, bounceDomain)
+      // An open pixel as on transactional mail, so the double opt-in statistics see opens.
+      const html = mail.html && withOpenPixel(mail.html, trackingLinks(ctx).open(messageId))
+      let smtpMessageId: string
+      try {
+        const sent = await ctx.mailer.send({ ...mail, html, returnPath, dkim: dkimKeyOf(domain) })
+        smtpMessageId = sent.messageId
+      } catch (err) {
+        await repo.deleteConfirmationMessage(ctx.db, messageId)
+        throw err
+      }
+      await repo.markConfirmationSent(ctx.db, messageId, smtpMessageId, ctx.clock.now())
       return 'sent'
     },
 

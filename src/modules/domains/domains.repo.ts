@@ -115,3 +115,21 @@ export async function deleteDomain(ex: Executor, domainId: number): Promise<Publ
   const [row] = await ex.delete(domains).where(eq(domains.id, domainId)).returning(publicColumns)
   return row
 }
+
+/** Side effect: deletes the account's domain row `id` (of `type`, when given); undefined when there is none. */
+export async function deleteOwnDomain(
+  ex: Executor,
+  accountId: number,
+  id: number,
+  type: DomainType | undefined,
+): Promise<PublicDomainRow | undefined> {
+  // Ids past int4 name no row; comparing them would make PostgreSQL fail the query instead.
+  if (id < 1 || id > 2_147_483_647) return undefined
+  const [row] = await ex
+    .delete(domains)
+    .where(
+      and(eq(domains.accountId, accountId), eq(domains.id, id), type ? eq(domains.type, type) : undefined),
+    )
+    .returning(publicColumns)
+  return row
+}

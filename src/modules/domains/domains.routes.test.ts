@@ -46,7 +46,12 @@ describe('domains', async () => {
     const [row] = await keyRows('shop.example')
     assert.ok(row)
     assert.match(row.selector, SELECTOR)
+    const [{ id } = { id: 0 }] = await t.ctx.db
+      .select({ id: domains.id })
+      .from(domains)
+      .where(eq(domains.name, 'shop.example'))
     assert.deepEqual(res.body, {
+      id,
       name: 'shop.example',
       type: 'sending',
       valid: false,
@@ -171,7 +176,7 @@ describe('domains', async () => {
       ['sending', 'transactional'],
     )
     for (const d of res.body) {
-      assert.deepEqual(Object.keys(d), ['name', 'type', 'valid', 'blocked', 'dns'])
+      assert.deepEqual(Object.keys(d), ['id', 'name', 'type', 'valid', 'blocked', 'dns'])
       assert.deepEqual(
         d.dns.map((r: DnsEntry) => r.type),
         ['TXT', 'TXT', 'TXT', 'MX'],
@@ -226,6 +231,37 @@ describe('domains', async () => {
       assert.equal((await t.req('GET', '/domains')).body.filter(byName('keep.example')).length, 1)
     })
 
+    it('deletes one variant by its numeric id (ecomail-php), as GET /domains shows it', async () => {
+      await t.req('POST', '/domains', { body: { name: 'by-id.example', type: 'sending' } })
+      await t.req('POST', '/domains', { body: { name: 'by-id.example', type: 'transactional' } })
+      const held = (await t.req('GET', '/domains')).body.filter(byName('by-id.example'))
+      const tx = held.find((d: { type: string }) => d.type === 'transactional')
+      const sending = held.find((d: { type: string }) => d.type === 'sending')
+      assert.equal(typeof tx.id, 'number')
+      // Both variants held, yet an id names one of them: no 409.
+      const res = await t.req('DELETE', `/domains/${tx.id}`)
+      assert.equal(res.status, 200)
+      assert.deepEqual(res.body, { name: 'by-id.example', valid: false, blocked: false })
+      const left = (await t.req('GET', '/domains')).body.filter(byName('by-id.example'))
+      assert.deepEqual(
+        left.map((d: { id: number }) => d.id),
+        [sending.id],
+      )
+      assert.deepEqual((await t.req('DELETE', `/domains/${tx.id}`)).body, NOT_FOUND)
+      // A type the variant is not: 404, and it stays.
+      assert.equal((await t.req('DELETE', `/domains/${sending.id}?type=transactional`)).status, 404)
+      assert.equal((await t.req('DELETE', `/domains/${sending.id}?type=sending`)).status, 200)
+      assert.deepEqual((await t.req('GET', '/domains')).body.filter(byName('by-id.example')), [])
+    })
+
+    it('answers 404 for an id the account does not hold', async () => {
+      for (const url of ['/domains/0', '/domains/999999', '/domains/99999999999999', '/domains/2147483648']) {
+        const res = await t.req('DELETE', url)
+        assert.equal(res.status, 404, url)
+        assert.deepEqual(res.body, NOT_FOUND)
+      }
+    })
+
     it('answers 404 for a name the account does not hold', async () => {
       for (const url of [
         '/domains/missing.example',
@@ -264,6 +300,11 @@ describe('domains', async () => {
       assert.equal(theirs.status, 404, `${method} ${url}`)
       assert.deepEqual(theirs.body, NOT_FOUND)
     }
+    assert.equal((await t.req('GET', '/domains')).body.filter(byName('mine.example')).length, 1)
+    const [mine] = (await t.req('GET', '/domains')).body.filter(byName('mine.example'))
+    const byId = await t.req('DELETE', `/domains/${mine.id}`, { key: other.key })
+    assert.equal(byId.status, 404)
+    assert.deepEqual(byId.body, NOT_FOUND)
     assert.equal((await t.req('GET', '/domains')).body.filter(byName('mine.example')).length, 1)
 
     // The other account may hold the same name, with its own keys.

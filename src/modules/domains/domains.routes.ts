@@ -8,6 +8,7 @@ import {
   DeletedDomain,
   DomainConflict,
   DomainObject,
+  DomainOrIdParams,
   DomainParams,
   DomainTypeQuery,
 } from './domains.schemas.js'
@@ -61,7 +62,11 @@ export function domainRoutes(app: ApiApp, ctx: AppContext): void {
       schema: {
         tags,
         summary: 'Remove a domain; type is required when the account holds both variants',
-        params: DomainParams,
+        description:
+          'The path takes a domain name or the numeric `id` of one variant (as GET /domains shows it); an id ' +
+          'names exactly one variant, so `type` then only has to agree with it (404 otherwise).',
+        operationId: 'deleteDomain',
+        params: DomainOrIdParams,
         querystring: DomainTypeQuery,
         response: { 200: DeletedDomain, 409: DomainConflict, ...commonErrors },
       },

@@ -18,6 +18,11 @@ export type CreateDomainInput = Static<typeof CreateDomainBody>
 
 export const DomainParams = Type.Object({ domain: Type.String({ description: 'domain name' }) })
 
+/** DELETE also takes the domain's `id` (ecomail-php deletes by id); a name is never all digits. */
+export const DomainOrIdParams = Type.Object({
+  domain: Type.String({ description: 'domain name, or the numeric `id` of one variant' }),
+})
+
 /**
  * `?type=` of verify and delete. An empty value counts as absent, as Ecomail's (Laravel) validation treats it,
  * so a client that always sends the parameter keeps working.
@@ -37,6 +42,7 @@ export const DnsRecord = Type.Object({
 })
 
 export const DomainObject = Type.Object({
+  id: Type.Integer({ description: 'of this variant; DELETE /domains/{id} takes it' }),
   name: Type.String(),
   type: DomainTypeSchema,
   valid: Type.Boolean(),
@@ -58,6 +64,7 @@ export const DomainConflict = Type.Object({ error: Type.String(), domain: Type.S
 export function toDomainObject(row: PublicDomainRow, mailHost: string): DomainObjectT {
   const checks = readChecks(row.checks)
   return {
+    id: row.id,
     name: row.name,
     type: row.type,
     valid: row.valid,

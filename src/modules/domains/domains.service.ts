@@ -76,8 +76,13 @@ export function createDomainService(ctx: Ctx) {
       return (await repo.listDomains(ctx.db, accountId)).map((row) => toDomainObject(row, mailHost))
     },
 
-    /** api.md, DELETE /domains/{domain}: without `type`, only an unambiguous name is deleted. */
+    /**
+     * api.md, DELETE /domains/{domain}: without `type`, only an unambiguous name is deleted. A path of digits
+     * is the id of one variant (ecomail-php deletes by id): no domain name is all digits (its top label
+     * cannot be), so the two never meet.
+     */
     async remove(accountId: number, rawName: string, type: DomainType | undefined) {
+      if (/^\d{1,18}$/.test(rawName)) return this.removeById(accountId, Number(rawName), type)
       const name = lookupName(rawName)
       const deleted = await ctx.db.transaction(async (tx) => {
         const held = await repo.findVariants(tx, accountId, name, { forUpdate: true })
@@ -91,6 +96,13 @@ export function createDomainService(ctx: Ctx) {
         }
         return repo.deleteDomain(tx, targets[0]!.id)
       })
+      if (!deleted) throw domainNotFound()
+      return toDeletedDomain(deleted)
+    },
+
+    /** One variant by its id; another account's id, or a `type` the variant is not, is a 404. */
+    async removeById(accountId: number, id: number, type: DomainType | undefined) {
+      const deleted = await repo.deleteOwnDomain(ctx.db, accountId, id, type)
       if (!deleted) throw domainNotFound()
       return toDeletedDomain(deleted)
     },

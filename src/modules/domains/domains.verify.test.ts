@@ -86,6 +86,7 @@ describe('domain verification over DNS', async () => {
     const res = await t.req('POST', `/domains/${NAME}/verify`)
     assert.equal(res.status, 200)
     assert.deepEqual(res.body, {
+      id: (await t.req('GET', '/domains')).body.find((d: { type: string }) => d.type === 'sending').id,
       name: NAME,
       type: 'sending',
       valid: true,

@@ -17,3 +17,5 @@ export {
 } from './counters.repo.js'
 export { campaignLog, foldEventsQuery } from './email-log.service.js'
 export { EmailLogEntry, EmailLogQuery, type EmailLogQueryT } from './email-log.schemas.js'
+export { percent, deliveryOf, ratedStats } from './stats-rates.js'
+export { readKindCounters } from './kind-stats.repo.js'

@@ -3,7 +3,7 @@ import { escapeHtml } from '../../core/mail/merge-tags.js'
 import { htmlToTextPart } from '../../core/mail/text-part.js'
 import { verpAddress } from '../../core/mail/verp.js'
 import { randomUUID } from 'node:crypto'
-import { trackingLinks, type LinkCtx } from '../tracking/tracking.links.js'
+import { trackingLinks, withOpenPixel, type LinkCtx } from '../../core/mail/tracking-links.js'
 
 /** One rendered message for one recipient, before the tracking and envelope parts are added. */
 export interface MessageContent {
@@ -65,12 +65,6 @@ export function rewriteLinks(html: string, clickUrl: (i: number) => string, isOw
   return { html: out, links }
 }
 
-function withPixel(html: string, src: string): string {
-  const img = `<img src="${escapeHtml(src)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px">`
-  const end = html.search(/<\/body\s*>/i)
-  return end < 0 ? `${html}${img}` : `${html.slice(0, end)}${img}${html.slice(end)}`
-}
-
 /** Adds tracking, the VERP envelope, unsubscribe headers and the DKIM key to a rendered message. */
 export function composeMessage(ctx: LinkCtx, c: MessageContent): ComposedMessage {
   const t = trackingLinks(ctx)
@@ -84,7 +78,7 @@ export function composeMessage(ctx: LinkCtx, c: MessageContent): ComposedMessage
   // The text part follows the tracked HTML, so its links count clicks too; the pixel is an image it skips.
   const text = c.text ?? (html !== undefined ? htmlToTextPart(html) : undefined)
   const webHtml = html
-  if (html !== undefined && c.trackOpens) html = withPixel(html, t.open(c.messageId))
+  if (html !== undefined && c.trackOpens) html = withOpenPixel(html, t.open(c.messageId))
   const headers: Record<string, string> = {}
   if (c.marketing) {
     headers['List-Unsubscribe'] =

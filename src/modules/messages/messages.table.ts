@@ -10,7 +10,7 @@ import {
   timestamp,
 } from 'drizzle-orm/pg-core'
 
-export type MessageKind = 'transactional' | 'campaign' | 'automation' | 'test'
+export type MessageKind = 'transactional' | 'campaign' | 'automation' | 'test' | 'confirmation'
 
 /**
  * One mail to one recipient. Campaigns freeze their recipients into these rows at "preparing" (the send
@@ -63,5 +63,7 @@ export const messages = pgTable(
     index('messages_campaign_status_idx').on(t.campaignId, t.status, t.id),
     index('messages_account_email_idx').on(t.accountId, t.email),
     index('messages_batch_idx').on(t.batchId),
+    // GET /transactional/stats(/doi): an account's mail of one kind sent within a date range.
+    index('messages_account_kind_sent_idx').on(t.accountId, t.kind, t.sentAt),
   ],
 )

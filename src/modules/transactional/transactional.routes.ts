@@ -9,6 +9,7 @@ import {
   SendTemplateBody,
 } from './transactional.schemas.js'
 import { createTransactionalService, requirePlan } from './transactional.service.js'
+import { transactionalStatsRoutes } from './transactional-stats.js'
 import { MAX_MESSAGE_BYTES } from './transactional.validate.js'
 
 const tags = ['Transactional emails']
@@ -38,6 +39,7 @@ async function dropNullCollections(req: { body: unknown }): Promise<void> {
 export function transactionalRoutes(app: ApiApp, ctx: AppContext): void {
   const service = createTransactionalService(ctx)
   const bodyLimit = Math.max(ctx.config.bodyLimitBytes, MIN_BODY_LIMIT)
+  transactionalStatsRoutes(app, ctx)
 
   app.post(
     '/transactional/send-message',

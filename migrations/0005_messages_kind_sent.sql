@@ -1,0 +1,1 @@
+CREATE INDEX "messages_account_kind_sent_idx" ON "messages" USING btree ("account_id","kind","sent_at");

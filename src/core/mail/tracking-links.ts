@@ -1,0 +1,49 @@
+import type { Config } from '../config.js'
+import { signToken, verifyToken } from '../ids.js'
+import { escapeHtml } from './merge-tags.js'
+
+/** Only what links need, so a signing thread can build them without a whole context. */
+export interface LinkCtx {
+  config: Pick<Config, 'publicUrl'>
+  linkSecret: string
+}
+
+/** Signed links in mail; each purpose has its own signature so one link kind cannot stand in for another. */
+export function trackingLinks(ctx: LinkCtx) {
+  const base = ctx.config.publicUrl
+  const s = (purpose: string, payload: string) => signToken(ctx.linkSecret, purpose, payload)
+  return {
+    open: (messageId: number) => `${base}/t/o/${s('open', String(messageId))}.gif`,
+    click: (messageId: number, index: number) => `${base}/t/c/${s('click', `${messageId}.${index}`)}`,
+    unsubscribe: (messageId: number) => `${base}/u/${s('unsub', String(messageId))}`,
+    webVersion: (messageId: number) => `${base}/w/${s('web', String(messageId))}`,
+    /** A campaign's public web version (`archive_url`), for nobody in particular. */
+    archive: (campaignId: number) => `${base}/archive/${s('archive', String(campaignId))}`,
+    /** Tokens are URL-safe and local-part-safe, so the mailto variant can carry the same token. */
+    unsubscribeMailto: (messageId: number, bounceDomain: string) =>
+      `mailto:unsubscribe+${s('unsub', String(messageId))}@${bounceDomain}`,
+    /** Our own links are never rewritten for click tracking. */
+    isOwn: (url: string) => url.startsWith(`${base}/`),
+  }
+}
+
+const ID = /^[1-9]\d{0,17}$/
+
+/** Message (or, for 'archive', campaign) id from a token of the purpose; null when tampered or malformed. */
+export function readMessageToken(ctx: LinkCtx, purpose: string, token: string): number | null {
+  const payload = verifyToken(ctx.linkSecret, purpose, token)
+  return payload && ID.test(payload) ? Number(payload) : null
+}
+
+export function readClickToken(ctx: LinkCtx, token: string): { messageId: number; index: number } | null {
+  const payload = verifyToken(ctx.linkSecret, 'click', token)
+  const m = payload ? /^([1-9]\d{0,17})\.(\d{1,4})$/.exec(payload) : null
+  return m ? { messageId: Number(m[1]), index: Number(m[2]) } : null
+}
+
+/** The open pixel at the end of the body (or of the document when it has no `</body>`). */
+export function withOpenPixel(html: string, src: string): string {
+  const img = `<img src="${escapeHtml(src)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px">`
+  const end = html.search(/<\/body\s*>/i)
+  return end < 0 ? `${html}${img}` : `${html.slice(0, end)}${img}${html.slice(end)}`
+}

@@ -57,6 +57,7 @@ describe('job queue (pg-boss)', async () => {
     for (let n = 0; n < 20; n++) await queue.send('test.burst', { n })
     const ran: number[] = []
     // One job per fetch and an hour between polls: only the immediate fetch after a full one can run them all.
+    // What that is worth in messages per second is the transactional benchmark's figure (README, Benchmarks).
     await queue.work(
       'test.burst',
       async (data) => {

@@ -125,7 +125,13 @@ describe('campaign sending survives SIGKILL', () => {
     const names = ['worker-a.tidings.test', 'worker-b.tidings.test']
     const workers = await Promise.all(
       names.map((name) =>
-        startServerProcess({ ...workerEnv(inst), SMTP_URL: `${shared.url}?ehlo=${name}`, ROLE: 'worker' }),
+        startServerProcess({
+          ...workerEnv(inst),
+          SMTP_URL: `${shared.url}?ehlo=${name}`,
+          // Nobody dies here: a long lease keeps a batch held at the sink from being taken over as abandoned.
+          SEND_LEASE_SECONDS: '30',
+          ROLE: 'worker',
+        }),
       ),
     )
     await waitUntil(() => counts(shared).size >= RECIPIENTS, 120_000)

@@ -4,6 +4,8 @@
  * initdb/pg_ctl. Without any, the PGlite half still runs and the PostgreSQL half is reported as not run;
  * REQUIRE_POSTGRES=1 (CI) makes that a failure. Extra arguments select test files.
  */
+// First: an older Node.js stops here with a clear message, before any module that needs a newer one loads.
+import '../src/core/node-version.js'
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -1,3 +1,5 @@
+// First: an older Node.js stops here with a clear message, before any module that needs a newer one loads.
+import './core/node-version.js'
 import { ConfigError, loadConfig } from './core/config.js'
 import { DatabaseBusyError } from './core/db/lock.js'
 import { startServer, type RunningServer } from './server.js'

@@ -1,7 +1,7 @@
 /**
  * Crash safety of campaign sending, with real processes: a worker killed (SIGKILL) at random points of a
  * 2,000-recipient send, restarted each time, misses nobody and sends at most the batch in flight twice;
- * two workers sending one campaign on PostgreSQL never send a recipient twice.
+ * two workers sending one campaign on PostgreSQL both send part of it and never send a recipient twice.
  */
 import assert from 'node:assert/strict'
 import { generateKeyPairSync } from 'node:crypto'
@@ -112,27 +112,39 @@ describe('campaign sending survives SIGKILL', () => {
     assert.deepEqual(state, { status: 3, left: 0, sent: RECIPIENTS })
   })
 
-  it('two workers on one PostgreSQL never send a recipient twice', async (t) => {
+  it('two workers on one PostgreSQL share the campaign and never send a recipient twice', async (t) => {
     if (testDbKind() !== 'postgres') {
       t.skip('PostgreSQL only: the embedded database has a single owner process')
       return
     }
-    sink.messages.length = 0
+    // Each worker greets the relay under its own EHLO name, so the sink knows which process delivered what;
+    // the sink holds all mail until both have connected, so neither can finish the campaign alone first.
+    const shared = await startSmtpSink({ holdUntilClients: 2 })
     const inst = await freshInstallation()
     const id = await setUp(inst)
-    const workers = await Promise.all([
-      startServerProcess({ ...workerEnv(inst), ROLE: 'worker' }),
-      startServerProcess({ ...workerEnv(inst), ROLE: 'worker' }),
-    ])
-    await waitUntil(() => counts(sink).size >= RECIPIENTS, 120_000)
+    const names = ['worker-a.tidings.test', 'worker-b.tidings.test']
+    const workers = await Promise.all(
+      names.map((name) =>
+        startServerProcess({
+          ...workerEnv(inst),
+          SMTP_URL: `${shared.url}?ehlo=${name}`,
+          // Nobody dies here: a long lease keeps a batch held at the sink from being taken over as abandoned.
+          SEND_LEASE_SECONDS: '30',
+          ROLE: 'worker',
+        }),
+      ),
+    )
+    await waitUntil(() => counts(shared).size >= RECIPIENTS, 120_000)
+    // A recipient sent twice would arrive after the last new one.
     await new Promise((r) => setTimeout(r, 1000))
     await Promise.all(workers.map((w) => w.stop()))
-    const seen = counts(sink)
+    const seen = counts(shared)
     assert.equal(seen.size, RECIPIENTS)
-    assert.equal(sink.messages.length, RECIPIENTS, 'no recipient twice')
-    // Both did part of the work.
-    const byPid = new Set(sink.messages.map((m) => m.envelopeFrom))
-    assert.ok(byPid.size > 0)
+    assert.equal(shared.messages.length, RECIPIENTS, 'no recipient twice')
+    const byWorker = new Map<string, number>()
+    for (const m of shared.messages) byWorker.set(m.clientName, (byWorker.get(m.clientName) ?? 0) + 1)
+    assert.deepEqual([...byWorker.keys()].sort(), names, 'every message came from one of the two workers')
+    for (const name of names) assert.ok(byWorker.get(name)! > 0, `${name} sent part of the campaign`)
     assert.deepEqual(await campaignState(inst, id), { status: 3, left: 0, sent: RECIPIENTS })
   })
 })

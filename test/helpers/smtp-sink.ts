@@ -6,6 +6,8 @@ import { after } from 'node:test'
 export interface SinkMessage {
   envelopeFrom: string
   envelopeTo: string[]
+  /** The name the client gave in EHLO/HELO: which sender (process) delivered the message. */
+  clientName: string
   raw: string
   parsed: ParsedMail
 }
@@ -22,18 +24,48 @@ export interface SmtpSink {
 export interface SinkOptions {
   /** Reply code for RCPT TO per address (e.g. 550 to refuse); default accept. */
   rcptCode?: (address: string) => number | undefined
+  /**
+   * Holds every MAIL FROM until clients under this many distinct EHLO names have connected (at most
+   * `holdTimeoutMs`, default 60 s), so several senders started together all get work before any of them
+   * can finish it alone.
+   */
+  holdUntilClients?: number
+  holdTimeoutMs?: number
 }
 
 /** A real SMTP server on 127.0.0.1 that keeps every message it accepts, parsed. */
 export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
   const messages: SinkMessage[] = []
   const waiters: (() => void)[] = []
+  const clients = new Set<string>()
+  const held: (() => void)[] = []
+  let holdFor = opts.holdUntilClients
+  const releaseHeld = () => held.splice(0).forEach((go) => go())
+  const holdTimer =
+    holdFor === undefined
+      ? undefined
+      : setTimeout(() => {
+          holdFor = undefined
+          releaseHeld()
+        }, opts.holdTimeoutMs ?? 60_000)
+  holdTimer?.unref()
+  const clientName = (session: { hostNameAppearsAs: string | false }) => session.hostNameAppearsAs || ''
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
     // Pooled client connections may still be open when a test ends; do not wait 30 s for them.
     closeTimeout: 500,
+    onMailFrom(_address, session, cb) {
+      clients.add(clientName(session))
+      if (holdFor === undefined || clients.size >= holdFor) {
+        holdFor = undefined
+        clearTimeout(holdTimer)
+        releaseHeld()
+        return cb()
+      }
+      held.push(() => cb())
+    },
     onRcptTo(address, _session, cb) {
       const code = opts.rcptCode?.(address.address)
       if (code && code >= 400) {
@@ -52,6 +84,7 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
             messages.push({
               envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
               envelopeTo: session.envelope.rcptTo.map((r) => r.address),
+              clientName: clientName(session),
               raw,
               parsed,
             })
@@ -86,7 +119,11 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
       }
       return messages
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      clearTimeout(holdTimer)
+      releaseHeld()
+      return new Promise<void>((resolve) => server.close(() => resolve()))
+    },
   }
   after(() => sink.close())
   return sink

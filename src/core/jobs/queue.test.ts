@@ -56,13 +56,19 @@ describe('job queue (pg-boss)', async () => {
     await queue.start(['test.burst'])
     for (let n = 0; n < 20; n++) await queue.send('test.burst', { n })
     const ran: number[] = []
-    const started = Date.now()
-    await queue.work('test.burst', async (data) => {
-      ran.push(data.n)
-    })
-    for (let i = 0; i < 200 && ran.length < 20; i++) await sleep(25)
-    // One job per fetch: with a 0.5 s sleep after each, 20 jobs would take 10 s.
-    assert.equal(ran.length, 20)
-    assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`)
+    // One job per fetch and an hour between polls: only the immediate fetch after a full one can run them all.
+    // What that is worth in messages per second is the transactional benchmark's figure (README, Benchmarks).
+    await queue.work(
+      'test.burst',
+      async (data) => {
+        ran.push(data.n)
+      },
+      { batchSize: 1, pollingIntervalSeconds: 3600 },
+    )
+    for (let i = 0; i < 600 && ran.length < 20; i++) await sleep(50)
+    assert.deepEqual(
+      [...ran].sort((a, b) => a - b),
+      Array.from({ length: 20 }, (_, n) => n),
+    )
   })
 })

@@ -31,14 +31,15 @@ export interface JobQueue {
   send<N extends JobName>(name: N, data: JobMap[N], opts?: SendOptions): Promise<string | null>
   /**
    * Runs `handler` for each job, fetched `batchSize` at a time; the jobs of one fetch run `concurrency` at a
-   * time. After a fetch that came back short, pg-boss sleeps out its polling interval (0.5 s); after a full
+   * time. After a fetch that came back short, pg-boss sleeps out its polling interval (0.5 s unless
+   * `pollingIntervalSeconds` says otherwise, at least 0.5); after a full
    * one, the next fetch follows at once. When any job of a fetch fails, pg-boss retries that whole fetch:
    * handlers must be safe to run again (ours skip work that is already done).
    */
   work<N extends JobName>(
     name: N,
     handler: JobHandler<N>,
-    opts?: { batchSize?: number; concurrency?: number },
+    opts?: { batchSize?: number; concurrency?: number; pollingIntervalSeconds?: number },
   ): Promise<void>
 }
 
@@ -124,7 +125,7 @@ export function createJobQueue(handle: DbHandle, onError: (err: Error) => void):
       const worker = { id: '' }
       worker.id = await boss.work<JobMap[typeof name]>(
         name,
-        { batchSize, pollingIntervalSeconds: 0.5, includeMetadata: true },
+        { batchSize, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 0.5, includeMetadata: true },
         async (jobs) => {
           const queue = [...jobs]
           const errors: unknown[] = []

@@ -8,6 +8,8 @@ export interface RawPoolOptions {
   auth?: { user: string; pass: string } | undefined
   rejectUnauthorized: boolean
   maxConnections: number
+  /** The host name given in EHLO; nodemailer's default (this machine's host name) when undefined. */
+  name?: string | undefined
 }
 
 /** What SMTPConnection.send answers; its types leave the recipient lists out. */
@@ -42,6 +44,7 @@ export function createRawSmtpPool(opts: RawPoolOptions) {
         host: opts.host,
         port: opts.port,
         secure: opts.secure,
+        name: opts.name,
         tls: { rejectUnauthorized: opts.rejectUnauthorized },
       })
       let settled = false

@@ -23,6 +23,9 @@ export function createSmtpMailer(opts: SmtpOptions): Mailer {
       ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) }
       : undefined,
     maxConnections: opts.maxConnections ?? 5,
+    // The name this host gives in EHLO. Relays that check it reject a bare container id (the default is the
+    // machine's host name); `?ehlo=mail.example.com` names the sending host as its DNS knows it.
+    name: url.searchParams.get('ehlo') || undefined,
   }
   // A relay on the same host often has no certificate for "localhost"; STARTTLS stays opportunistic.
   const rejectUnauthorized = url.searchParams.get('tls_verify') !== '0' && url.hostname !== '127.0.0.1'

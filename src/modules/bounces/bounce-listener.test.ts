@@ -1,6 +1,7 @@
-import { describe, it } from 'node:test'
+import { after, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import nodemailer from 'nodemailer'
 import { and, eq } from 'drizzle-orm'
@@ -26,6 +27,14 @@ describe('bounce listener', async () => {
     secure: false,
     ignoreTLS: true,
   })
+  let closed = false
+  const stop = async () => {
+    if (closed) return
+    closed = true
+    smtp.close()
+    await listener.close()
+  }
+  after(stop)
   const rows = subscriberRows(t.ctx.db)
   const listId = await rows.list(t.account.id, 'News')
   const bounceDomain = 'bounces.shop.example'
@@ -207,8 +216,20 @@ describe('bounce listener', async () => {
     )
   })
 
-  it('stops', async () => {
-    smtp.close()
-    await listener.close()
+  it('takes no more connections once closed', async () => {
+    await stop()
+    const refused = await new Promise<string>((resolve) => {
+      const socket = net.connect({ host: '127.0.0.1', port: listener.port })
+      socket.setTimeout(5000, () => {
+        socket.destroy()
+        resolve('no answer')
+      })
+      socket.once('connect', () => {
+        socket.destroy()
+        resolve('connected')
+      })
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message))
+    })
+    assert.equal(refused, 'ECONNREFUSED')
   })
 })

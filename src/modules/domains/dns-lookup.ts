@@ -22,10 +22,11 @@ export interface DnsLookup {
  * doubled on the retry, is enough for any working resolver.
  */
 const TIMEOUT_MS = 1000
-const TRIES = 2
+/** Attempts per question, each sent to every server; exported for the tests that count them. */
+export const DNS_TRIES = 2
 
 function newResolver(servers: readonly string[]): Resolver {
-  const resolver = new Resolver({ timeout: TIMEOUT_MS, tries: TRIES })
+  const resolver = new Resolver({ timeout: TIMEOUT_MS, tries: DNS_TRIES })
   if (servers.length > 0) resolver.setServers([...servers])
   return resolver
 }

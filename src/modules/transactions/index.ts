@@ -1,1 +1,6 @@
-export { transactions, type TransactionItem } from './transactions.table.js'
+import type { ModuleDef } from '../registry.js'
+import { transactionRoutes } from './transactions.routes.js'
+
+export { transactions, transactionItems } from './transactions.table.js'
+
+export const transactionsModule: ModuleDef = { name: 'transactions', apiRoutes: transactionRoutes }

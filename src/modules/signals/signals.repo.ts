@@ -1,0 +1,20 @@
+import type { Executor } from '../../core/db/client.js'
+import { signals, type SignalKind } from './signals.table.js'
+
+export interface NewSignal {
+  accountId: number
+  kind: SignalKind
+  /** The person the signal is about, already trimmed and lower-cased. */
+  email: string
+  payload: Record<string, unknown>
+  at: Date
+}
+
+/** Side effect: appends one row to the signals outbox on `ex` (pass the open transaction of the change). */
+export async function insertSignal(ex: Executor, s: NewSignal): Promise<number> {
+  const [row] = await ex
+    .insert(signals)
+    .values({ accountId: s.accountId, kind: s.kind, email: s.email, payload: s.payload, createdAt: s.at })
+    .returning({ id: signals.id })
+  return row!.id
+}

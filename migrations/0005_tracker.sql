@@ -21,7 +21,6 @@ CREATE TABLE "tracker_events" (
 );
 --> statement-breakpoint
 CREATE TABLE "transaction_items" (
-	"id" bigserial PRIMARY KEY NOT NULL,
 	"account_id" integer NOT NULL,
 	"transaction_id" integer NOT NULL,
 	"shop" text DEFAULT '' NOT NULL,
@@ -31,7 +30,8 @@ CREATE TABLE "transaction_items" (
 	"category" text DEFAULT '' NOT NULL,
 	"price" numeric DEFAULT '0' NOT NULL,
 	"amount" numeric DEFAULT '1' NOT NULL,
-	"categories" text[] DEFAULT '{}'::text[] NOT NULL
+	"categories" text[] DEFAULT '{}'::text[] NOT NULL,
+	CONSTRAINT "transaction_items_pk" PRIMARY KEY("transaction_id","position")
 );
 --> statement-breakpoint
 DROP INDEX "transactions_account_order_uq";--> statement-breakpoint
@@ -48,7 +48,6 @@ ALTER TABLE "transaction_items" ADD CONSTRAINT "transaction_items_transaction_id
 CREATE INDEX "signals_pending_idx" ON "signals" USING btree ("id") WHERE "signals"."consumed_at" IS NULL;--> statement-breakpoint
 CREATE INDEX "signals_account_idx" ON "signals" USING btree ("account_id","kind","created_at");--> statement-breakpoint
 CREATE INDEX "tracker_events_contact_idx" ON "tracker_events" USING btree ("contact_id","category","action");--> statement-breakpoint
-CREATE INDEX "transaction_items_transaction_idx" ON "transaction_items" USING btree ("transaction_id","position");--> statement-breakpoint
 CREATE INDEX "transaction_items_product_idx" ON "transaction_items" USING btree ("account_id","shop","code");--> statement-breakpoint
 CREATE UNIQUE INDEX "transactions_account_shop_order_uq" ON "transactions" USING btree ("account_id","shop","order_id");--> statement-breakpoint
 CREATE INDEX "transactions_account_time_idx" ON "transactions" USING btree ("account_id","occurred_at");--> statement-breakpoint

@@ -52,11 +52,11 @@ function transactionJson(t: TransactionValues, k = 0) {
   }
 }
 
-const itemJson = (item: ItemValues, position: number, k = 0) => ({ k, position, ...item })
+const itemJson = (item: ItemValues, position: number) => ({ position, ...item })
 
 const INPUT_COLUMNS = sql.raw(`k int, order_id text, email text, shop text, amount numeric, tax numeric,
   shipping numeric, city text, county text, country text, status text, props jsonb, occurred_at timestamptz`)
-const ITEM_COLUMNS = sql.raw(`k int, position int, code text, title text, category text, price numeric,
+const ITEM_COLUMNS = sql.raw(`position int, code text, title text, category text, price numeric,
   amount numeric, categories text[]`)
 
 /** Side effect: writes the lines of one stored purchase (none when `items` is empty). */
@@ -125,8 +125,9 @@ export async function replacePurchase(
 }
 
 /**
- * Side effect: stores many purchases at once in one statement, overwriting orders the account already has
- * (same shop and order id) together with their lines. `purchases` must hold each (shop, order id) once.
+ * Side effect: stores many purchases at once, overwriting orders the account already has (same shop and
+ * order id) together with their lines, in two statements whatever their number: the orders (and the removal
+ * of overwritten orders' old lines), then every line. `purchases` must hold each (shop, order id) once.
  * Returns how many orders were written.
  */
 export async function upsertPurchases(
@@ -137,10 +138,10 @@ export async function upsertPurchases(
 ): Promise<number> {
   if (purchases.length === 0) return 0
   const orders = purchases.map((p, k) => transactionJson(p.transaction, k))
-  const lines = purchases.flatMap((p, k) => p.items.map((it, i) => itemJson(it, i, k)))
-  // Every part of one statement sees the same snapshot: `gone` deletes only the lines that existed before,
-  // never the ones `lines` inserts.
-  const row = await queryOne<{ n: number }>(
+  // Only overwritten orders (xmax set by ON CONFLICT's update) have old lines: their ids as one array make
+  // the removal an index lookup, never a scan of every line of the account. The new lines go in by a second
+  // statement: within one, the removal and the insert of the same (order, position) would collide.
+  const stored = await queryRows<{ k: number; id: number; shop: string }>(
     ex,
     sql`WITH input AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(orders)}::jsonb) AS x(${INPUT_COLUMNS})),
         up AS (
@@ -153,19 +154,27 @@ export async function upsertPurchases(
             amount = excluded.amount, tax = excluded.tax, shipping = excluded.shipping, city = excluded.city,
             county = excluded.county, country = excluded.country, status = excluded.status,
             props = excluded.props, occurred_at = excluded.occurred_at
-          RETURNING t.id, t.shop, t.order_id),
-        gone AS (DELETE FROM transaction_items ti USING up WHERE ti.transaction_id = up.id),
-        lines AS (
-          INSERT INTO transaction_items
-            (account_id, transaction_id, shop, position, code, title, category, price, amount, categories)
-          SELECT ${accountId}::int, up.id, up.shop, l.position, l.code, l.title, l.category, l.price, l.amount,
-                 coalesce(l.categories, '{}')
-          FROM jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) AS l(${ITEM_COLUMNS})
-          JOIN input i ON i.k = l.k
-          JOIN up ON up.shop = i.shop AND up.order_id = i.order_id)
-        SELECT count(*)::int AS n FROM up`,
+          RETURNING t.id, t.shop, t.order_id, (t.xmax <> 0) AS updated),
+        gone AS (
+          DELETE FROM transaction_items
+          WHERE transaction_id = ANY ((SELECT array_agg(id) FROM up WHERE updated)::int[]))
+        SELECT i.k, up.id, up.shop FROM up JOIN input i ON i.shop = up.shop AND i.order_id = up.order_id`,
   )
-  return Number(row?.n ?? 0)
+  const byK = new Map(stored.map((r) => [Number(r.k), r]))
+  const lines = purchases.flatMap((p, k) => {
+    const order = byK.get(k)
+    if (!order) return []
+    return p.items.map((it, position) => ({ transaction_id: order.id, shop: order.shop, position, ...it }))
+  })
+  if (lines.length > 0) {
+    await ex.execute(sql`INSERT INTO transaction_items
+        (account_id, transaction_id, shop, position, code, title, category, price, amount, categories)
+      SELECT ${accountId}::int, l.transaction_id, l.shop, l.position, l.code, l.title, l.category, l.price,
+             l.amount, coalesce(l.categories, '{}')
+      FROM jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) AS l(transaction_id int, shop text, position int,
+        code text, title text, category text, price numeric, amount numeric, categories text[])`)
+  }
+  return stored.length
 }
 
 /** The account's stored orders with this order id: in `shop` only when given, else in every shop. */

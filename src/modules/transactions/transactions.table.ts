@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm'
 import {
-  bigserial,
   index,
   integer,
   jsonb,
@@ -10,6 +9,7 @@ import {
   smallint,
   text,
   timestamp,
+  primaryKey,
   uniqueIndex,
 } from 'drizzle-orm/pg-core'
 import { accounts } from '../accounts/accounts.table.js'
@@ -58,7 +58,6 @@ export const transactions = pgTable(
 export const transactionItems = pgTable(
   'transaction_items',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
     accountId: integer('account_id').notNull(),
     transactionId: integer('transaction_id')
       .notNull()
@@ -79,7 +78,8 @@ export const transactionItems = pgTable(
       .default(sql`'{}'::text[]`),
   },
   (t) => [
-    index('transaction_items_transaction_idx').on(t.transactionId, t.position),
+    // A line is its purchase and its place in it: no id of its own, one index less on a bulk import.
+    primaryKey({ name: 'transaction_items_pk', columns: [t.transactionId, t.position] }),
     index('transaction_items_product_idx').on(t.accountId, t.shop, t.code),
   ],
 )

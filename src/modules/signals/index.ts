@@ -1,6 +1,8 @@
 import type { Tx } from '../../core/db/client.js'
 import { insertSignal, type NewSignal } from './signals.repo.js'
 
+export { pseudonymiseSignals } from './signals.repo.js'
+
 export { signals, type SignalKind } from './signals.table.js'
 export type { NewSignal } from './signals.repo.js'
 

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { signals, type SignalKind } from './signals.table.js'
 
@@ -17,4 +18,11 @@ export async function insertSignal(ex: Executor, s: NewSignal): Promise<number> 
     .values({ accountId: s.accountId, kind: s.kind, email: s.email, payload: s.payload, createdAt: s.at })
     .returning({ id: signals.id })
   return row!.id
+}
+
+/** Side effect: replaces the address on the account's signals (GDPR erasure). */
+export async function pseudonymiseSignals(ex: Executor, accountId: number, email: string, pseudonym: string) {
+  await ex.execute(
+    sql`UPDATE signals SET email = ${pseudonym} WHERE account_id = ${accountId}::int AND email = ${email}`,
+  )
 }

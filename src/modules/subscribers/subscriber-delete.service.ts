@@ -3,6 +3,8 @@ import type { AppContext } from '../../core/context.js'
 import { normalizeEmail } from '../../core/http/email.js'
 import { notFound } from '../../core/http/errors.js'
 import { pseudonymiseAddress } from '../events/index.js'
+import { pseudonymiseSignals } from '../signals/index.js'
+import { pseudonymisePurchases } from '../transactions/index.js'
 import { deleteContact } from './subscriber-delete.repo.js'
 
 /**
@@ -16,7 +18,8 @@ function pseudonym(secret: string, accountId: number, email: string): string {
 
 /**
  * `DELETE /subscribers/{email}/delete` (GDPR erasure, contract §3): the person leaves every list of the account
- * and the address is replaced in the mail and event logs, all in one transaction.
+ * and the address is replaced in the mail and event logs, on purchases and pending signals, all in one
+ * transaction. Tracker events go with the contact.
  */
 export function createSubscriberDeleteService(ctx: Pick<AppContext, 'db' | 'linkSecret'>) {
   return {
@@ -24,7 +27,10 @@ export function createSubscriberDeleteService(ctx: Pick<AppContext, 'db' | 'link
       const email = normalizeEmail(rawEmail)
       const deleted = await ctx.db.transaction(async (tx) => {
         if (!(await deleteContact(tx, accountId, email))) return false
-        await pseudonymiseAddress(tx, accountId, email, pseudonym(ctx.linkSecret, accountId, email))
+        const stand = pseudonym(ctx.linkSecret, accountId, email)
+        await pseudonymiseAddress(tx, accountId, email, stand)
+        await pseudonymisePurchases(tx, accountId, email, stand)
+        await pseudonymiseSignals(tx, accountId, email, stand)
         return true
       })
       if (!deleted) throw notFound('Subscriber not found')

@@ -289,3 +289,19 @@ export async function addressKnown(ex: Executor, accountId: number, email: strin
   )
   return row?.known === true
 }
+
+/**
+ * Side effect: replaces the address on the account's purchases (GDPR erasure). The orders stay, so shop
+ * figures and campaign conversions (whose messages carry the same stand-in) still add up.
+ */
+export async function pseudonymisePurchases(
+  ex: Executor,
+  accountId: number,
+  email: string,
+  pseudonym: string,
+) {
+  await ex.execute(
+    sql`UPDATE transactions SET email = ${pseudonym}, city = '', county = NULL
+        WHERE account_id = ${accountId}::int AND email = ${email}`,
+  )
+}

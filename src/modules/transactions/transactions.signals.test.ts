@@ -73,4 +73,26 @@ describe('purchase signals', async () => {
     assert.equal((await post('p3', 'refused@x.cz')).status, 200)
     assert.equal((await signals()).length, 2)
   })
+
+  it('GDPR erasure replaces the address on purchases and signals', async () => {
+    const list = (await t.req('POST', '/lists', { body: { name: 'L' } })).body.id
+    await t.req('POST', `/lists/${list}/subscribe-bulk`, {
+      body: { subscriber_data: [{ email: 'gdpr@x.cz' }] },
+    })
+    assert.equal((await post('g1', 'gdpr@x.cz')).status, 200)
+    assert.equal((await t.req('GET', '/subscribers/gdpr@x.cz/transactions')).body.total, 1)
+    assert.deepEqual((await t.req('DELETE', '/subscribers/gdpr@x.cz/delete')).body, { deleted: true })
+    assert.equal((await t.req('GET', '/subscribers/gdpr@x.cz/transactions')).status, 404)
+    const left = await queryRows<{ n: number }>(
+      t.ctx.db,
+      sql`SELECT (SELECT count(*) FROM transactions WHERE email = 'gdpr@x.cz')
+               + (SELECT count(*) FROM signals WHERE email = 'gdpr@x.cz') AS n`,
+    )
+    assert.equal(Number(left[0]!.n), 0)
+    const kept = await queryRows<{ email: string }>(
+      t.ctx.db,
+      sql`SELECT email FROM transactions WHERE order_id = 'g1'`,
+    )
+    assert.match(kept[0]!.email, /^erased-[0-9a-f]+@erased\.invalid$/, 'the order stays, without the address')
+  })
 })

@@ -15,6 +15,7 @@ import { benchTransactional } from './transactional.bench.js'
 import { benchCampaignStats } from './campaign-stats.bench.js'
 import { benchTracking } from './tracking.bench.js'
 import { benchCampaignSend } from './campaign-send.bench.js'
+import { benchTransactions } from './transactions.bench.js'
 import { startPostfixSink } from './lib/smtp-sink.js'
 import { startDnsServer } from '../test/helpers/dns-server.js'
 
@@ -129,6 +130,19 @@ async function main(): Promise<void> {
       for (const db of benchDbs) {
         if (db === 'postgres' && !pgUrl) continue
         results[`tracking.${db}`] = await benchTracking(db, pgUrl, seconds)
+      }
+    }
+    // BENCH_TRANSACTIONS purchases (default 100,000) through transaction-bulk, in calls of 1,000.
+    if (want('transactions')) {
+      const total = Number(process.env.BENCH_TRANSACTIONS ?? 100_000)
+      for (const db of benchDbs) {
+        if (db === 'postgres' && !pgUrl) continue
+        const server = await startServerProcess(db, pgUrl)
+        try {
+          results[`transactions.${db}`] = await benchTransactions(server, total)
+        } finally {
+          await server.stop()
+        }
       }
     }
   } finally {

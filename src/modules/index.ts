@@ -13,6 +13,8 @@ import { systemModule } from './system/index.js'
 import { templatesModule } from './templates/index.js'
 import { createTrackingModule } from './tracking/index.js'
 import { transactionalModule } from './transactional/index.js'
+import { transactionsModule } from './transactions/index.js'
+import { trackerEventsModule } from './tracker-events/index.js'
 import { webhooksModule } from './webhooks/index.js'
 
 export { createAccountService, PLANS } from './accounts/index.js'
@@ -33,6 +35,8 @@ export const modules: ModuleDef[] = [
   eventsModule,
   createTrackingModule(campaignSources),
   transactionalModule,
+  transactionsModule,
+  trackerEventsModule,
   segmentsModule,
   campaignsModule,
   webhooksModule,

@@ -13,10 +13,11 @@ export async function campaignConversions(
   ex: Executor,
   campaignId: number,
 ): Promise<{ conversions: number; value: number }> {
-  const row = await queryOne<{ n: number; value: number }>(
+  const row = await queryOne<{ n: number; value: string }>(
     ex,
-    // Amounts are summed as decimals: money added up as binary floats shows 0.30000000000000004.
-    sql`SELECT count(*)::int AS n, coalesce(sum(t.amount::numeric), 0)::float8 AS value
+    // Amounts are numeric and summed as decimals (binary floats would show 0.30000000000000004); the exact
+    // decimal text becomes the JSON number.
+    sql`SELECT count(*)::int AS n, coalesce(sum(t.amount), 0)::text AS value
         FROM transactions t
         WHERE t.account_id = (SELECT account_id FROM campaigns WHERE id = ${campaignId})
           AND EXISTS (

@@ -132,7 +132,9 @@ export async function insertPurchase(
   amount: number,
   when: string,
 ): Promise<void> {
-  await t.ctx.db.insert(transactions).values({ accountId, orderId, email, amount, occurredAt: at(when) })
+  await t.ctx.db
+    .insert(transactions)
+    .values({ accountId, orderId, email, amount: String(amount), occurredAt: at(when) })
 }
 
 export const R = (i: number) => `r${i}@example.cz`

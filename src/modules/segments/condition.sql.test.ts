@@ -8,7 +8,7 @@ import { queryRows } from '../../core/db/sql.js'
 import { messages } from '../messages/index.js'
 import { transactions } from '../transactions/index.js'
 import { requireCondition } from './condition.js'
-import { conditionSql, segmentMembersSql, UnsupportedConditionError } from './condition.sql.js'
+import { conditionSql, segmentMembersSql } from './condition.sql.js'
 
 const NOW = new Date('2026-03-01T12:00:00Z')
 const DAY = 86_400_000
@@ -258,8 +258,24 @@ describe('conditionSql against a real database', async () => {
     assert.ok(q.params.includes(4242) && q.params.includes(12.5) && q.params.includes(77))
   })
 
-  it('refuses to compile tracker-event conditions', () => {
-    const cond = requireCondition({ all: [{ tag: 'a' }, { event: { category: 'shop' } }] }, 'filter')
-    assert.throws(() => conditionSql(cond, { accountId: t.account.id, now: NOW }), UnsupportedConditionError)
+  it('event: a tracker event of the subscriber, by category and, when given, action', async () => {
+    const track = async (email: string, category: string, action: string, key?: string) => {
+      const res = await t.req('POST', '/tracker/events', {
+        body: { event: { email, category, action } },
+        ...(key ? { key } : {}),
+      })
+      assert.equal(res.status, 200, JSON.stringify(res.body))
+    }
+    await track('a@x.cz', 'shop', 'view')
+    await track('b@x.cz', 'shop', 'buy')
+    await track('b@x.cz', 'blog', 'read')
+    // The other account's contact of the same address: never ours.
+    await track('c@x.cz', 'shop', 'view', other.key)
+    assert.deepEqual(await match({ event: { category: 'shop' } }), ['a', 'b'])
+    assert.deepEqual(await match({ event: { category: 'shop', action: 'view' } }), ['a'])
+    assert.deepEqual(await match({ event: { category: 'blog', action: 'view' } }), [])
+    assert.deepEqual(await match({ event: { category: 'Shop' } }), [], 'category is case-sensitive')
+    assert.deepEqual(await match({ not: { event: { category: 'shop' } } }), ['c', 'e'])
+    assert.deepEqual(await match({ all: [{ tag: 'new' }, { event: { category: 'blog' } }] }), ['b'])
   })
 })

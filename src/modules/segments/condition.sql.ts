@@ -81,9 +81,6 @@ function mailReached(
         AND cm.${sql.identifier(column)} IS NOT NULL${pipeline})`
 }
 
-/** Thrown for `event` conditions: tracker events have no table yet, so they cannot be evaluated. */
-export class UnsupportedConditionError extends Error {}
-
 export function conditionSql(cond: Condition, o: ConditionSqlOptions): SQL {
   if ('all' in cond)
     return sql`(${sql.join(
@@ -113,9 +110,11 @@ export function conditionSql(cond: Condition, o: ConditionSqlOptions): SQL {
           AND cl.list_id = ${cond.in_list}::int AND cl.status = 1)`
   }
   if ('event' in cond) {
-    throw new UnsupportedConditionError(
-      'Conditions on tracker events cannot be evaluated yet (no events table).',
-    )
+    // Tracker events (POST /tracker/events) of this contact; `tracker_events_contact_idx` answers it.
+    const action = cond.event.action === undefined ? sql`` : sql` AND ce.action = ${cond.event.action}::text`
+    return sql`EXISTS (SELECT 1 FROM tracker_events ce
+        WHERE ce.contact_id = c.id AND ce.account_id = ${o.accountId}::int
+          AND ce.category = ${cond.event.category}::text${action})`
   }
   const never: never = cond
   throw new Error(`unknown condition ${JSON.stringify(never)}`)

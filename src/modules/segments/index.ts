@@ -16,12 +16,7 @@ export {
   type FieldOp,
   type ParseResult,
 } from './condition.js'
-export {
-  conditionSql,
-  segmentMembersSql,
-  UnsupportedConditionError,
-  type ConditionSqlOptions,
-} from './condition.sql.js'
+export { conditionSql, segmentMembersSql, type ConditionSqlOptions } from './condition.sql.js'
 export { createSegmentService, findSegments } from './segments.service.js'
 
 /** Segments of a list: saved conditions (contract §6 language) that campaigns can target. */

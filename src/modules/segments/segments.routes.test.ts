@@ -139,16 +139,24 @@ describe('segments of a list', async () => {
     assert.deepEqual(none.body, [], 'nothing was stored')
   })
 
-  it('refuses tracker-event conditions: no tracker events exist yet', async () => {
+  it('counts members with a tracker event (event conditions)', async () => {
     const list = await newList()
+    await subscribe(list, [{ email: 'v1@x.cz' }, { email: 'v2@x.cz' }, { email: 'v3@x.cz', tags: ['a'] }])
+    for (const [email, action] of [
+      ['v1@x.cz', 'view'],
+      ['v2@x.cz', 'buy'],
+    ]) {
+      const res = await t.req('POST', '/tracker/events', {
+        body: { event: { email, category: 'shop', action } },
+      })
+      assert.equal(res.status, 200)
+    }
     const res = await create(list, {
       name: 'Viewers',
       filter: { any: [{ tag: 'a' }, { event: { category: 'shop', action: 'view' } }] },
     })
-    assert.equal(res.status, 422)
-    assert.deepEqual(res.body, {
-      errors: { 'filter.any.1.event': ['Conditions on tracker events are not available yet.'] },
-    })
+    assert.equal(res.status, 200, JSON.stringify(res.body))
+    assert.equal(res.body.subscribers, 2)
   })
 
   it("refuses in_list naming a missing list or another account's list", async () => {

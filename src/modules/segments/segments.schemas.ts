@@ -5,8 +5,8 @@ import type { SegmentRow } from './segments.repo.js'
 const FILTER_DOC =
   'A condition (contract §6): {"all":[..]}, {"any":[..]}, {"not":c}, ' +
   '{"field":"city","op":"eq|neq|contains|gt|lt|exists","value":..}, {"tag":"vip"}, {"opened":"<node id>"}, ' +
-  '{"clicked":"<node id>"}, {"purchased":{"days":30}}, {"in_list":3}. ' +
-  'Tracker-event conditions ({"event":..}) are not available in segments yet.'
+  '{"clicked":"<node id>"}, {"purchased":{"days":30}}, {"event":{"category":"..","action":".."}} ' +
+  '(a tracker event of the subscriber; action optional), {"in_list":3}.'
 
 /** The filter is checked by parseCondition (condition.ts), which names each bad part by its path. */
 export const CreateSegmentBody = Type.Object({

@@ -24,15 +24,10 @@ function storedCondition(filter: unknown, segmentId: string): Condition {
   return r.condition
 }
 
-/**
- * What segments cannot use although the language has it, and `in_list` ids that are not lists of this
- * account: reported at their paths beside the parser's errors.
- */
+/** `in_list` ids that are not lists of this account: reported at their paths beside the parser's errors. */
 async function checkSegmentCondition(ex: Executor, accountId: number, cond: Condition, bag: FieldErrorBag) {
   const listRefs: { id: number; path: string }[] = []
   walkCondition(cond, 'filter', (c, path) => {
-    // No tracker-events table exists yet (a later issue); the engine's parser accepts these, segments cannot.
-    if ('event' in c) bag.add(`${path}.event`, 'Conditions on tracker events are not available yet.')
     if ('in_list' in c) listRefs.push({ id: c.in_list, path: `${path}.in_list` })
   })
   const own = await ownListIds(

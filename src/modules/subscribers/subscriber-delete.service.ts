@@ -3,6 +3,8 @@ import type { AppContext } from '../../core/context.js'
 import { normalizeEmail } from '../../core/http/email.js'
 import { notFound } from '../../core/http/errors.js'
 import { pseudonymiseAddress } from '../events/index.js'
+import { pseudonymiseSignals } from '../signals/index.js'
+import { pseudonymisePurchases } from '../transactions/index.js'
 import { erasedAddressHash } from './erased-suppressions.js'
 import { rememberErased } from './erased-suppressions.repo.js'
 import { deleteContact } from './subscriber-delete.repo.js'
@@ -18,8 +20,9 @@ function pseudonym(secret: string, accountId: number, email: string): string {
 
 /**
  * `DELETE /subscribers/{email}/delete` (GDPR erasure, contract §3): the person leaves every list of the account
- * and the address is replaced in the mail and event logs, all in one transaction. An address suppressed by a
- * hard bounce or complaint is remembered by keyed hash only, so erasing it never lets it be mailed again.
+ * and the address is replaced in the mail and event logs, on purchases and pending signals, all in one
+ * transaction. Tracker events go with the contact. An address suppressed by a hard bounce or complaint is
+ * remembered by keyed hash only, so erasing it never lets it be mailed again.
  */
 export function createSubscriberDeleteService(
   ctx: Pick<AppContext, 'db' | 'clock' | 'linkSecret' | 'erasureSecret'>,
@@ -34,7 +37,10 @@ export function createSubscriberDeleteService(
           const hash = erasedAddressHash(ctx.erasureSecret, accountId, email)
           await rememberErased(tx, accountId, hash, contact.suppressed, ctx.clock.now())
         }
-        await pseudonymiseAddress(tx, accountId, email, pseudonym(ctx.linkSecret, accountId, email))
+        const stand = pseudonym(ctx.linkSecret, accountId, email)
+        await pseudonymiseAddress(tx, accountId, email, stand)
+        await pseudonymisePurchases(tx, accountId, email, stand)
+        await pseudonymiseSignals(tx, accountId, email, stand)
         return true
       })
       if (!deleted) throw notFound('Subscriber not found')

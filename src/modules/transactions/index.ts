@@ -1,1 +1,7 @@
-export { transactions, type TransactionItem } from './transactions.table.js'
+import type { ModuleDef } from '../registry.js'
+import { transactionRoutes } from './transactions.routes.js'
+
+export { transactions, transactionItems } from './transactions.table.js'
+export { pseudonymisePurchases } from './transactions.repo.js'
+
+export const transactionsModule: ModuleDef = { name: 'transactions', apiRoutes: transactionRoutes }

@@ -1,0 +1,16 @@
+import type { Tx } from '../../core/db/client.js'
+import { insertSignal, type NewSignal } from './signals.repo.js'
+
+export { pseudonymiseSignals } from './signals.repo.js'
+
+export { signals, type SignalKind } from './signals.table.js'
+export type { NewSignal } from './signals.repo.js'
+
+/**
+ * Records that something happened to a subscriber (a purchase, a tracker event) for the automation engine
+ * to act on. Takes the open transaction of the change itself, never the bare database: the signal and the
+ * change commit together or not at all, so a crash between them loses nothing and invents nothing.
+ */
+export function emitSignal(tx: Tx, signal: NewSignal): Promise<number> {
+  return insertSignal(tx, signal)
+}

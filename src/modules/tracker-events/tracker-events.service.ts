@@ -1,0 +1,72 @@
+import type { AppContext } from '../../core/context.js'
+import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
+import { fieldError, subscriberNotInList } from '../../core/http/errors.js'
+import { sqlDateTime } from '../../core/http/formats.js'
+import { emitSignal } from '../signals/index.js'
+import { findSubscriberId, insertTrackerEvent } from './tracker-events.repo.js'
+import { MAX_EVENT_VALUE, type TrackerEventBodyT, type TrackerEventT } from './tracker-events.schemas.js'
+
+const text = (v: string | undefined) => (v ?? '').trim()
+
+export function createTrackerEventService(ctx: Pick<AppContext, 'db' | 'clock'>) {
+  return {
+    /**
+     * `POST /tracker/events`: stores the event for the subscriber and emits it as an `event` signal for
+     * event-triggered automations, both in one transaction. The address must be in one of the account's
+     * lists; otherwise 404 `{errors:[..]}`. `value` is kept (and answered) JSON-encoded; its limit counts
+     * the characters as sent: a string's own length, or the JSON text of anything else.
+     */
+    async track(accountId: number, body: TrackerEventBodyT): Promise<TrackerEventT> {
+      const e = body.event
+      const email = normalizeEmail(e.email)
+      if (email === '') throw fieldError('event.email', 'The email field is required.')
+      if (!isValidEmail(email)) throw fieldError('event.email', 'The email must be a valid email address.')
+      const raw = e.value === undefined ? null : e.value
+      const value = JSON.stringify(raw)
+      const length = typeof raw === 'string' ? raw.length : value.length
+      if (length > MAX_EVENT_VALUE)
+        throw fieldError('event.value', `The value must not be greater than ${MAX_EVENT_VALUE} characters.`)
+      const now = ctx.clock.now()
+      const row = await ctx.db.transaction(async (tx) => {
+        const contactId = await findSubscriberId(tx, accountId, email)
+        if (contactId === undefined) return undefined
+        const stored = await insertTrackerEvent(tx, {
+          accountId,
+          contactId,
+          category: text(e.category),
+          action: text(e.action),
+          label: text(e.label),
+          property: text(e.property),
+          value,
+          createdAt: now,
+        })
+        await emitSignal(tx, {
+          accountId,
+          kind: 'event',
+          email,
+          at: now,
+          payload: {
+            event_id: stored.id,
+            category: stored.category,
+            action: stored.action,
+            label: stored.label,
+            property: stored.property,
+            value,
+          },
+        })
+        return stored
+      })
+      if (!row) throw subscriberNotInList('Subscriber not found in this account')
+      return {
+        id: row.id,
+        email,
+        category: row.category,
+        action: row.action,
+        label: row.label,
+        property: row.property,
+        value: row.value,
+        created_at: sqlDateTime(row.createdAt),
+      }
+    },
+  }
+}

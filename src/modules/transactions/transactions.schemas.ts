@@ -1,0 +1,159 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { Nullable } from '../../core/http/schemas.js'
+
+/**
+ * Wire shapes of the tracker's transactions (api.md "Transaction", contract §9). Input is lenient as the
+ * known senders are: PHP plugins send amounts as strings ("21.00"), order ids as numbers, `null` for blank
+ * fields, and extra keys on items (`tags`, `timestamp`) that are ignored. Numbers and strings are checked
+ * and turned into decimals by transactions.input.ts; the request schemas only bound their sizes.
+ */
+
+export const MAX_BULK_TRANSACTIONS = 1000
+export const MAX_ITEMS_PER_TRANSACTION = 1000
+export const MAX_TRANSACTIONS_PAGE = 500
+export const DEFAULT_TRANSACTIONS_PAGE = 100
+
+const TEXT = 255
+/** A decimal as a JSON number or a numeric string; blank and null mean 0. */
+const Money = Type.Union([Type.Number(), Type.String({ maxLength: 40 })], {
+  description: 'decimal number (a numeric string is accepted)',
+})
+const Text = Type.String({ maxLength: TEXT })
+
+export const TransactionInput = Type.Object({
+  order_id: Type.String({ minLength: 1, maxLength: TEXT, description: "the shop's order id" }),
+  email: Type.String({ maxLength: 254 }),
+  shop: Type.Optional(Text),
+  amount: Type.Optional(Money),
+  tax: Type.Optional(Money),
+  shipping: Type.Optional(Money),
+  city: Type.Optional(Text),
+  county: Type.Optional(Nullable(Text)),
+  country: Type.Optional(Text),
+  // Null first: a JSON null or "" stays "absent" (now) instead of being coerced to the number 0.
+  timestamp: Type.Optional(
+    Type.Union([Type.Null(), Type.Number(), Type.String({ maxLength: 64 })], {
+      description: 'unix seconds, `YYYY-MM-DD HH:MM:SS` (UTC) or ISO 8601; absent: now',
+    }),
+  ),
+  status: Type.Optional(Text),
+  props: Type.Optional(Type.Unknown({ description: 'any JSON, returned as given' })),
+})
+export type TransactionInputT = Static<typeof TransactionInput>
+
+export const TransactionItemInput = Type.Object({
+  code: Type.Optional(Text),
+  title: Type.Optional(Type.String({ maxLength: 1000 })),
+  category: Type.Optional(Type.String({ maxLength: 1000 })),
+  price: Type.Optional(Money),
+  amount: Type.Optional(Money),
+  categories: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: TEXT }), { maxItems: 100 }))),
+})
+export type TransactionItemInputT = Static<typeof TransactionItemInput>
+
+const Items = Type.Array(TransactionItemInput, { maxItems: MAX_ITEMS_PER_TRANSACTION })
+
+export const TransactionBody = Type.Object({
+  transaction: TransactionInput,
+  transaction_items: Type.Optional(Nullable(Items)),
+})
+export type TransactionBodyT = Static<typeof TransactionBody>
+
+/** PUT: the order id comes from the path; one in the body, if any, must be the same. */
+export const TransactionUpdateBody = Type.Object({
+  transaction: Type.Object({
+    ...TransactionInput.properties,
+    order_id: Type.Optional(TransactionInput.properties.order_id),
+  }),
+  transaction_items: Type.Optional(Nullable(Items)),
+})
+export type TransactionUpdateBodyT = Static<typeof TransactionUpdateBody>
+
+export const TransactionBulkBody = Type.Object({
+  transaction_data: Type.Array(TransactionBody, { maxItems: MAX_BULK_TRANSACTIONS }),
+})
+export type TransactionBulkBodyT = Static<typeof TransactionBulkBody>
+
+export const OrderRef = Type.Object({
+  order_id: Type.String({ minLength: 1, maxLength: TEXT }),
+  shop: Type.Optional(Nullable(Text)),
+})
+export const DeleteBulkBody = Type.Object({
+  transaction_data: Type.Array(OrderRef, { maxItems: MAX_BULK_TRANSACTIONS }),
+})
+export type DeleteBulkBodyT = Static<typeof DeleteBulkBody>
+
+export const DeleteOneBody = Type.Optional(
+  Nullable(
+    Type.Object({
+      transaction_data: Type.Optional(Nullable(Type.Object({ shop: Type.Optional(Nullable(Text)) }))),
+    }),
+  ),
+)
+
+export const OrderIdParams = Type.Object({ order_id: Type.String({ minLength: 1, maxLength: TEXT }) })
+export const EmailParams = Type.Object({ email: Type.String({ maxLength: 1000 }) })
+
+const Page = {
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1 })),
+  per_page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_TRANSACTIONS_PAGE, default: DEFAULT_TRANSACTIONS_PAGE }),
+  ),
+}
+export const PageQuery = Type.Object(Page)
+export type PageQueryT = Static<typeof PageQuery>
+
+export const ListQuery = Type.Object({
+  ...Page,
+  shop: Type.Optional(Text),
+  email: Type.Optional(Type.String({ maxLength: 254 })),
+  date_from: Type.Optional(
+    Type.String({ maxLength: 64, description: 'YYYY-MM-DD (inclusive) or a date-time' }),
+  ),
+  date_to: Type.Optional(
+    Type.String({ maxLength: 64, description: 'YYYY-MM-DD (inclusive) or a date-time' }),
+  ),
+})
+export type ListQueryT = Static<typeof ListQuery>
+
+/** api.md "Transaction item". */
+export const TransactionItem = Type.Object({
+  order_id: Type.String(),
+  code: Type.String(),
+  title: Type.String(),
+  category: Type.String(),
+  price: Type.Number(),
+  amount: Type.Number({ description: 'quantity' }),
+  categories: Type.Array(Type.String()),
+})
+export type TransactionItemT = Static<typeof TransactionItem>
+
+/** api.md "Transaction (purchase)". */
+export const Transaction = Type.Object({
+  id: Type.Integer(),
+  order_id: Type.String(),
+  email: Type.String(),
+  shop: Type.String(),
+  amount: Type.Number(),
+  tax: Type.Number(),
+  shipping: Type.Number(),
+  city: Type.String(),
+  county: Nullable(Type.String()),
+  country: Type.String(),
+  timestamp: Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }),
+  props: Type.Unknown(),
+  status: Type.String(),
+  items: Type.Array(TransactionItem),
+})
+export type TransactionT = Static<typeof Transaction>
+
+export const TransactionsPage = Type.Object({
+  transactions: Type.Array(Transaction),
+  current_page: Type.Integer(),
+  per_page: Type.Integer(),
+  total: Type.Integer(),
+  last_page: Type.Integer(),
+})
+
+export const Inserts = Type.Object({ inserts: Type.Integer() })
+export const DeletedCount = Type.Object({ deleted: Type.Integer() })

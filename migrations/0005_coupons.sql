@@ -33,4 +33,4 @@ CREATE UNIQUE INDEX "coupon_misses_message_folder_uq" ON "coupon_misses" USING b
 CREATE INDEX "coupon_misses_folder_idx" ON "coupon_misses" USING btree ("folder_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "coupons_folder_code_uq" ON "coupons" USING btree ("folder_id","code");--> statement-breakpoint
 CREATE UNIQUE INDEX "coupons_message_folder_uq" ON "coupons" USING btree ("message_id","folder_id") WHERE message_id IS NOT NULL;--> statement-breakpoint
-CREATE INDEX "coupons_free_idx" ON "coupons" USING btree ("folder_id","id") WHERE message_id IS NULL;
+CREATE INDEX "coupons_free_idx" ON "coupons" USING btree ("folder_id","created_at","id") WHERE message_id IS NULL;

@@ -32,18 +32,24 @@ export async function assignCodes(
         ids AS (
           SELECT DISTINCT x::bigint AS message_id
           FROM jsonb_array_elements_text(${JSON.stringify(r.messageIds)}::jsonb) x),
+        -- One index probe per mail (a join lets the planner walk every code the folder handed out).
         had AS (
-          SELECT c.message_id, c.code FROM coupons c
-          WHERE c.folder_id = (SELECT id FROM folder) AND c.message_id IN (SELECT message_id FROM ids)),
+          SELECT message_id, code FROM (
+            SELECT ids.message_id,
+                   (SELECT c.code FROM coupons c
+                    WHERE c.message_id = ids.message_id AND c.folder_id = ${r.folderId}) AS code
+            FROM ids) probed
+          WHERE code IS NOT NULL AND EXISTS (SELECT 1 FROM folder)),
         want AS (
           SELECT message_id, row_number() OVER (ORDER BY message_id) AS rn FROM ids
           WHERE EXISTS (SELECT 1 FROM folder) AND message_id NOT IN (SELECT message_id FROM had)),
         free AS (
-          SELECT id, row_number() OVER (ORDER BY id) AS rn FROM (
-            SELECT c.id FROM coupons c
-            WHERE c.folder_id = (SELECT id FROM folder) AND c.message_id IS NULL
+          SELECT id, row_number() OVER (ORDER BY created_at, id) AS rn FROM (
+            -- Import order, as coupons_free_idx holds the free codes: the scan starts at the oldest one.
+            SELECT c.id, c.created_at FROM coupons c
+            WHERE c.folder_id = ${r.folderId} AND c.message_id IS NULL
               AND (c.valid_until IS NULL OR c.valid_until >= ${r.today}::date)
-            ORDER BY c.id
+            ORDER BY c.created_at, c.id
             LIMIT (SELECT count(*) FROM want)
             FOR UPDATE SKIP LOCKED) picked),
         given AS (

@@ -36,7 +36,7 @@ export const couponFolders = pgTable(
 )
 
 /**
- * One discount code. `id` is the import order (oldest codes are handed out first). A code is handed out by
+ * One discount code. Import order is (created_at, id): the oldest codes are handed out first. A code is handed out by
  * setting `message_id` to the mail (`messages` row) that carries it: one code per row, so never to two
  * people, and the unique (message_id, folder_id) makes a mail that is sent again find the code it had.
  */
@@ -60,9 +60,11 @@ export const coupons = pgTable(
     uniqueIndex('coupons_message_folder_uq')
       .on(t.messageId, t.folderId)
       .where(sql`message_id IS NOT NULL`),
-    // The claim walks the free codes of a folder in import order.
+    // The claim walks the free codes of a folder in import order (created_at, then id). Ordering by id alone
+    // lets the planner, with statistics from before a campaign, walk the primary key through every code
+    // handed out so far instead (seen: 15 ms per batch at the start of a 100,000-code folder, 75 ms at the end).
     index('coupons_free_idx')
-      .on(t.folderId, t.id)
+      .on(t.folderId, t.createdAt, t.id)
       .where(sql`message_id IS NULL`),
   ],
 )

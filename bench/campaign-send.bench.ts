@@ -18,7 +18,17 @@ export interface CampaignSendFigures {
    */
   serverCpuMsPerMsg: number
   machineCpuMsPerMsg: number
+  /** With coupons: codes the folder shows handed out after the send (a count in the database). */
+  couponsAssigned?: number
 }
+
+export interface CampaignSendOptions {
+  /** Issue 12: the mail carries `*|COUPON:<folder>|*`, with one code per recipient imported beforehand. */
+  coupons?: boolean
+}
+
+/** Codes per import call: the API's maximum. */
+const IMPORT_CHUNK = 10_000
 
 const DOMAIN = 'campaign.bench.example'
 
@@ -53,6 +63,7 @@ export async function benchCampaignSend(
   sink: PostfixSink,
   publish: (records: { type: string; host: string; value: string }[]) => void,
   recipients: number,
+  opts: CampaignSendOptions = {},
 ): Promise<CampaignSendFigures> {
   const { url, key } = server
   const domain = (await api(url, key, 'POST', '/domains', { name: DOMAIN, type: 'sending' })).json as {
@@ -74,6 +85,17 @@ export async function benchCampaignSend(
     const r = await api(url, key, 'POST', `/lists/${list.id}/subscribe-bulk`, { subscriber_data: batch })
     if (r.status !== 200) throw new Error(`import failed: ${r.status}`)
   }
+  let html = HTML
+  let folderId = 0
+  if (opts.coupons) {
+    folderId = ((await api(url, key, 'POST', '/coupons/folders', { name: 'Bench' })).json as { id: number })
+      .id
+    for (let i = 0; i < recipients; i += IMPORT_CHUNK) {
+      const codes = Array.from({ length: Math.min(IMPORT_CHUNK, recipients - i) }, (_, j) => `BENCH-${i + j}`)
+      await api(url, key, 'POST', '/coupons/import', { folderId, codes, valid_until: '2099-12-31' })
+    }
+    html = HTML.replace('</h1>', `</h1><p>Your code: <b>*|COUPON:${folderId}|*</b></p>`)
+  }
   const created = (
     await api(url, key, 'POST', '/campaigns', {
       title: 'Bench',
@@ -81,7 +103,7 @@ export async function benchCampaignSend(
       from_email: `news@${DOMAIN}`,
       reply_to: `help@${DOMAIN}`,
       subject: 'New for you, *|name|*',
-      html_text: HTML,
+      html_text: html,
       recepient_lists: [list.id],
     })
   ).json as { id: number }
@@ -107,6 +129,17 @@ export async function benchCampaignSend(
   const delivered = sink.count() - before
   if (delivered < recipients) throw new Error(`only ${delivered} of ${recipients} arrived`)
   const total = (endedAt - started) / 1000
+  let couponsAssigned: number | undefined
+  if (opts.coupons) {
+    const folders = (await api(url, key, 'GET', '/coupons/folders')).json as {
+      id: number
+      assigned: number
+    }[]
+    couponsAssigned = folders.find((f) => f.id === folderId)?.assigned ?? 0
+    // Codes are unique per folder and a row holds one mail: `assigned` distinct codes went to as many mails.
+    if (couponsAssigned !== recipients)
+      throw new Error(`${couponsAssigned} codes handed out to ${recipients} recipients`)
+  }
   return {
     recipients,
     totalSeconds: round(total),
@@ -115,5 +148,6 @@ export async function benchCampaignSend(
     peakRssMb: Math.round(peak),
     serverCpuMsPerMsg: round(serverCpu / recipients, 2),
     machineCpuMsPerMsg: round(machineCpu / recipients, 2),
+    ...(couponsAssigned === undefined ? {} : { couponsAssigned }),
   }
 }

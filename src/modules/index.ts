@@ -3,6 +3,7 @@ import { accountsModule } from './accounts/index.js'
 import { bouncesModule } from './bounces/index.js'
 import { campaignSources, campaignsModule } from './campaigns/index.js'
 import { confirmationModule } from './confirmation/index.js'
+import { couponsModule } from './coupons/index.js'
 import { domainsModule } from './domains/index.js'
 import { eventsModule } from './events/index.js'
 import { createListsModule } from './lists/index.js'
@@ -30,6 +31,7 @@ export const modules: ModuleDef[] = [
   confirmationModule,
   searchModule,
   templatesModule,
+  couponsModule,
   bouncesModule,
   domainsModule,
   eventsModule,

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { compileTemplate, mergeVars, renderHeader } from './merge-tags.js'
+import { compileTemplate, mergeVars, renderHeader, tagArguments } from './merge-tags.js'
 
 const data = (
   vars: Record<string, string | number | null>,
@@ -71,5 +71,17 @@ describe('merge tags', () => {
     const t = compileTemplate('[*|constructor|*][*|toString|*][*|IF:__proto__|*x*|END:IF|*]')
     assert.equal(t.render(data({}), 'text'), '[][][]')
     assert.equal(t.render({ vars: { name: 'a' } }, 'text'), '[][][]')
+  })
+
+  it('finds the arguments of a special tag as the renderer reads them, and renders them from vars', () => {
+    const sources = [
+      'Code *|COUPON:12|* and {*| coupon : 7 |*}',
+      null,
+      '*|COUPON:12|* *|COUPONS:3|* *|coupon|*',
+    ]
+    assert.deepEqual(tagArguments(sources, 'coupon'), ['12', '7'])
+    assert.deepEqual(tagArguments(['no tags here', undefined], 'COUPON'), [])
+    const t = compileTemplate('[*|COUPON:12|*][{*| coupon : 7 |*}][*|coupon:99|*]')
+    assert.equal(t.render({ vars: { 'coupon:12': 'A&B', 'coupon:7': '<i>' } }, 'html'), '[A&amp;B][<i>][]')
   })
 })

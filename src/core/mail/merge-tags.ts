@@ -132,3 +132,23 @@ export function mergeVars(
   for (const [k, v] of Object.entries(fields)) vars[k.toLowerCase()] = v
   return vars
 }
+
+/**
+ * The arguments of every `*|NAME:arg|*` tag in the sources (NAME case-insensitive; arguments trimmed, each once),
+ * read as compileTemplate reads tags. Lets a sender learn what a mail needs (COUPON folders) without compiling it.
+ */
+export function tagArguments(sources: readonly (string | null | undefined)[], name: string): string[] {
+  const wanted = name.toUpperCase()
+  const found = new Set<string>()
+  for (const source of sources) {
+    if (!source?.includes('*|')) continue
+    for (const m of source.matchAll(TAG_RE)) {
+      const body = (m[1] ?? m[2]!).trim()
+      const colon = body.indexOf(':')
+      if (colon < 0 || body.slice(0, colon).trim().toUpperCase() !== wanted) continue
+      const arg = body.slice(colon + 1).trim()
+      if (arg) found.add(arg)
+    }
+  }
+  return [...found]
+}

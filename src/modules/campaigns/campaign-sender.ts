@@ -8,6 +8,7 @@ import { campaignContent } from './campaign-content.js'
 import { campaignErrors } from './campaign-errors.js'
 import { contactMergeVars, markRefused, recordSoftFailure, smtpFailure } from '../messages/index.js'
 import { enqueueWebhookEvents } from '../webhooks/index.js'
+import { assignCouponVars, couponTags, type CouponTags } from '../coupons/index.js'
 import { CAMPAIGN_DOMAIN_TYPES, prepareCampaign } from './campaign-prepare.js'
 import type { CampaignRecipient } from './campaign-render.js'
 import {
@@ -65,12 +66,15 @@ function contentOf(ctx: Ctx, c: CampaignRow, domain: SenderDomain) {
   return { content, key }
 }
 
-const recipientOf = (r: ClaimedRecipient): CampaignRecipient => ({
-  messageId: r.id,
-  email: r.email,
-  name: r.recipient_name,
-  vars: contactMergeVars(r),
-})
+/** Coupon tags of the campaigns in hand, by content key: the content is scanned once per campaign. */
+const TAGS_CACHE_SIZE = 50
+
+const recipientOf = (r: ClaimedRecipient, coupons: Record<string, string> | undefined): CampaignRecipient => {
+  const vars = contactMergeVars(r)
+  // After the contact's fields: a custom field named `coupon:12` never stands in for a code.
+  if (coupons) Object.assign(vars, coupons)
+  return { messageId: r.id, email: r.email, name: r.recipient_name, vars }
+}
 
 /**
  * The campaign sender of one worker process: prepares campaigns, starts due schedules, and sends ledger
@@ -90,6 +94,7 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
   const batchSize = opts.batchSize ?? SEND_BATCH
   const recorder = createEventRecorder(ctx)
   const cursors = new Map<number, number>()
+  const tagsByKey = new Map<string, CouponTags>()
   const leaseMs = ctx.config.sendLeaseSeconds * 1000
   let stopped = false
   let wakeUp: (() => void) | undefined
@@ -112,6 +117,16 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
     return []
   }
 
+  function tagsOf(key: string, content: { subject: string; html: string; plainText: string | null }) {
+    let tags = tagsByKey.get(key)
+    if (!tags) {
+      tags = couponTags([content.subject, content.html, content.plainText])
+      if (tagsByKey.size >= TAGS_CACHE_SIZE) tagsByKey.delete(tagsByKey.keys().next().value!)
+      tagsByKey.set(key, tags)
+    }
+    return tags
+  }
+
   /** Sends one batch of a campaign; how many rows it claimed. */
   async function sendBatch(campaignId: number): Promise<number> {
     const rows = await claim(campaignId)
@@ -129,6 +144,12 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
       return rows.length
     }
     const { content, key } = contentOf(ctx, c, domain)
+    // Each recipient's codes: one statement per coupon folder for the whole batch, none without the tag.
+    const coupons = await assignCouponVars(ctx, tagsOf(key, content), {
+      accountId: c.accountId,
+      campaignId: c.id,
+      messageIds: rows.map((r) => r.id),
+    })
     const byId = new Map(rows.map((r) => [r.id, r]))
     const pending = new Set(byId.keys())
     // A slow relay must not let the lease run out under a batch still being sent.
@@ -172,7 +193,8 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
       for (let i = 0; i < rows.length; i += SIGN_CHUNK) chunks.push(rows.slice(i, i + SIGN_CHUNK))
       await Promise.all(
         chunks.map(async (chunk) => {
-          const signed = await signer.sign({ key, content, recipients: chunk.map(recipientOf) })
+          const recipients = chunk.map((r) => recipientOf(r, coupons.get(r.id)))
+          const signed = await signer.sign({ key, content, recipients })
           await Promise.all(
             signed.map(async (m) => {
               const row = byId.get(m.messageId)!

@@ -3,6 +3,7 @@ import type { AppContext } from '../../core/context.js'
 import { dkimKeyOf, findDomainForAddress } from '../domains/index.js'
 import { campaignContent } from './campaign-content.js'
 import { contactMergeVars } from '../messages/index.js'
+import { couponTags, couponVarsOfMessage, type CouponTags } from '../coupons/index.js'
 import { storedSources, type MessageSources } from '../tracking/index.js'
 import { CAMPAIGN_DOMAIN_TYPES } from './campaign-prepare.js'
 import {
@@ -25,14 +26,14 @@ const LINK_CACHE_SIZE = 200
  */
 export function campaignSources(ctx: Ctx): MessageSources {
   // Per campaign: its links, and those with merge tags compiled (null when it has none).
-  const frozen = new Map<number, { links: string[]; templates: LinkTemplates | null }>()
+  const frozen = new Map<number, { links: string[]; templates: LinkTemplates | null; coupons: CouponTags }>()
   async function campaignLinks(campaignId: number) {
     const cached = frozen.get(campaignId)
     if (cached) return cached
     const links = (await findCampaignById(ctx.db, campaignId))?.links
     if (!links) return undefined
     if (frozen.size >= LINK_CACHE_SIZE) frozen.delete(frozen.keys().next().value!)
-    const found = { links, templates: compileLinks(links) }
+    const found = { links, templates: compileLinks(links), coupons: couponTags(links) }
     frozen.set(campaignId, found)
     return found
   }
@@ -46,7 +47,10 @@ export function campaignSources(ctx: Ctx): MessageSources {
         message.contactId === null
           ? undefined
           : await contactForMerge(ctx.db, { contactId: message.contactId })
-      return personalLinks(found.templates, contact ? contactMergeVars(contact) : { email: message.email })
+      const vars = contact ? contactMergeVars(contact) : { email: message.email }
+      // A link that carries a coupon gets the code this mail was given.
+      Object.assign(vars, await couponVarsOfMessage(ctx.db, found.coupons, message.id))
+      return personalLinks(found.templates, vars)
     },
     async lists(message) {
       if (message.campaignId === 0) return storedSources.lists(message)
@@ -62,11 +66,17 @@ export function campaignSources(ctx: Ctx): MessageSources {
       const domain = await findDomainForAddress(ctx.db, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES)
       const sender = { name: domain?.name ?? 'invalid', dkim: dkimKeyOf(domain) }
       const compiled = compileCampaign(campaignContent(ctx, c, sender))
+      // The web version shows the codes the mail carried (none are handed out for it).
+      const coupons = couponTags([c.subject, c.htmlText, c.plainText])
+      const vars = Object.assign(
+        contactMergeVars(contact),
+        await couponVarsOfMessage(ctx.db, coupons, message.id),
+      )
       return renderCampaignHtml(compiled, {
         messageId: message.id,
         email: message.email,
         name: message.recipientName,
-        vars: contactMergeVars(contact),
+        vars,
       })
     },
   }

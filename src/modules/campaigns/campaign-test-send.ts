@@ -3,6 +3,7 @@ import { fieldError } from '../../core/http/errors.js'
 import { resolveSenderDomain } from '../domains/index.js'
 import { campaignContent } from './campaign-content.js'
 import { contactMergeVars, deliver } from '../messages/index.js'
+import { couponTags, sampleCouponVars } from '../coupons/index.js'
 import { CAMPAIGN_DOMAIN_TYPES } from './campaign-prepare.js'
 import {
   compileCampaign,
@@ -37,10 +38,16 @@ export async function sendTestCopies(ctx: Ctx, row: CampaignRow, emails: string[
   }
   const compiled = compileCampaign(campaignContent(ctx, c, domain))
   const linkTemplates = compileLinks(compiled.links)
+  // Test copies consume no codes: they show a sample (see sampleCouponVars).
+  const coupons = await sampleCouponVars(
+    ctx,
+    couponTags([c.subject, c.htmlText, c.plainText, ...compiled.links]),
+    c.accountId,
+  )
   let sent = 0
   for (const email of emails) {
     const contact = await contactForMerge(ctx.db, { accountId: c.accountId, email })
-    const vars = contact ? contactMergeVars(contact) : { email }
+    const vars = Object.assign(contact ? contactMergeVars(contact) : { email }, coupons)
     const message = await insertTestMessage(ctx.db, {
       accountId: c.accountId,
       contactId: contact?.id ?? null,

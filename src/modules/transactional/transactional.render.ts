@@ -43,12 +43,18 @@ export function compileBatch(
  * The recipient's variables: global ones, overridden by the recipient's own (names lower-cased at intake), then
  * the reserved ones, which only the recipient can supply. No prototype: `*|constructor|*` must render empty.
  */
-function recipientVars(batch: BatchRow, m: MessageRow): Record<string, MergeValue> {
+function recipientVars(
+  batch: BatchRow,
+  m: MessageRow,
+  coupons: Record<string, string> | undefined,
+): Record<string, MergeValue> {
   const vars = Object.assign(Object.create(null) as Record<string, MergeValue>, batch.globalVars, m.vars)
   vars.email = m.email
   vars['address.email'] = m.email
   vars['address.name'] = m.recipientName
   vars.email_id = String(m.id)
+  // The codes handed to this message (`coupon:12`), which no merge_vars entry can replace.
+  if (coupons) Object.assign(vars, coupons)
   return vars
 }
 
@@ -56,9 +62,9 @@ const address = (email: string, name?: string): MailAddress =>
   name ? { address: email, name } : { address: email }
 
 /** One recipient's message, personalised, ready for composeMessage (tracking, VERP, DKIM). */
-export function renderFor(c: CompiledBatch, m: MessageRow): MessageContent {
+export function renderFor(c: CompiledBatch, m: MessageRow, coupons?: Record<string, string>): MessageContent {
   const data: MergeData = {
-    vars: recipientVars(c.batch, m),
+    vars: recipientVars(c.batch, m, coupons),
     special: (name) => (name === 'WEBVERSION' ? c.webVersion(m.id) : undefined),
   }
   const copies = c.batch.copies[m.email]

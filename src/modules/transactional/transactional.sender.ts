@@ -8,6 +8,7 @@ import {
   type MessageRow,
 } from '../messages/index.js'
 import { trackingLinks } from '../tracking/index.js'
+import { assignCouponVars, couponTags } from '../coupons/index.js'
 import { findBatch, storeRendered } from './transactional.repo.js'
 import { compileBatch, renderFor, type CompiledBatch } from './transactional.render.js'
 
@@ -54,9 +55,17 @@ export async function sendBatch(ctx: Ctx, batchId: number, lastTry: boolean): Pr
   const compiled = await prepare(ctx, batchId)
   if (!compiled) return result
   const queued = await queuedOfBatch(ctx.db, batchId)
+  // Codes for every queued recipient in one statement per folder; a retried job finds the codes it gave.
+  const { batch } = compiled
+  const coupons = await assignCouponVars(ctx, couponTags([batch.subject, batch.html, batch.text]), {
+    accountId: batch.accountId,
+    campaignId: 0,
+    messageIds: queued.map((m) => m.id),
+  })
   const deferred: { message: MessageRow; error: string }[] = []
   await forEachLimited(queued, CONCURRENCY, async (message) => {
-    const { mail, links, webHtml } = composeMessage(ctx, renderFor(compiled, message))
+    const content = renderFor(compiled, message, coupons.get(message.id))
+    const { mail, links, webHtml } = composeMessage(ctx, content)
     await storeRendered(ctx.db, message.id, { subject: mail.subject, html: webHtml ?? null, links })
     const sent = await deliver(ctx, message, mail)
     if (sent.outcome === 'accepted') result.accepted++

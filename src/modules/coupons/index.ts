@@ -1,0 +1,15 @@
+import type { ModuleDef } from '../registry.js'
+import { couponRoutes } from './coupons.routes.js'
+
+export { couponFolders, coupons, couponMisses } from './coupons.table.js'
+export {
+  assignCouponVars,
+  couponTags,
+  couponVarsOfMessage,
+  sampleCouponVars,
+  type CouponMail,
+  type CouponTags,
+} from './coupon-vars.js'
+
+/** Discount coupons (api.md, contract §7): folders, import and delete; senders hand codes out through coupon-vars. */
+export const couponsModule: ModuleDef = { name: 'coupons', apiRoutes: couponRoutes }

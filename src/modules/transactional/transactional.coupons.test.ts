@@ -1,0 +1,123 @@
+/** `*|COUPON:<folder>|*` in transactional mail: one code per recipient, kept when the job runs again. */
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { sql } from 'drizzle-orm'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
+import { queryRows } from '../../core/db/sql.js'
+import { sendBatch } from './transactional.sender.js'
+import { addDomain, jobState, messagesOfBatch } from './transactional.test-helpers.js'
+
+const sink = await startSmtpSink()
+
+describe('coupon codes in transactional mail', async () => {
+  const t = await startTestApp({ config: { smtpUrl: sink.url } })
+  const paid = await t.createAccount('paid')
+  await addDomain(t, paid.id, 'shop.example')
+  const folder = (await t.req('POST', '/coupons/folders', { key: paid.key, body: { name: 'Orders' } })).body
+    .id as number
+  await t.req('POST', '/coupons/import', {
+    key: paid.key,
+    body: { folderId: folder, codes: ['TX1', 'TX2', 'TX3'] },
+  })
+  const codes = () =>
+    queryRows<{ code: string; email: string | null }>(
+      t.ctx.db,
+      sql`SELECT c.code, m.email FROM coupons c LEFT JOIN messages m ON m.id = c.message_id
+          WHERE c.folder_id = ${folder} ORDER BY c.id`,
+    )
+
+  it('send-message and send-template give each recipient its own code, which merge_vars cannot replace', async () => {
+    const res = await t.req('POST', '/transactional/send-message', {
+      key: paid.key,
+      body: {
+        message: {
+          subject: 'Your code *|COUPON:' + folder + '|*',
+          from_name: 'Shop',
+          from_email: 'orders@shop.example',
+          html: `<p>Code {*|coupon:${folder}|*}</p>`,
+          text: `Code *|COUPON:${folder}|*`,
+          to: [{ email: 'a@example.cz' }, { email: 'b@example.cz' }],
+          global_merge_vars: [{ name: `coupon:${folder}`, content: 'FORGED' }],
+        },
+      },
+    })
+    assert.equal(res.status, 200, res.text)
+    assert.equal(await jobState(t, res.body.results.id, ['completed']), 'completed')
+    const mails = await sink.waitFor(2)
+    const byTo = new Map(mails.map((m) => [m.envelopeTo[0], m.parsed]))
+    assert.equal(byTo.get('a@example.cz')?.subject, 'Your code TX1')
+    assert.equal(byTo.get('b@example.cz')?.subject, 'Your code TX2')
+    assert.ok(String(byTo.get('a@example.cz')?.html).includes('Code TX1'))
+    assert.equal(byTo.get('b@example.cz')?.text?.trim(), 'Code TX2')
+    const tpl = await t.req('POST', '/templates', {
+      key: paid.key,
+      body: { name: 'T', subject: 'T *|COUPON:' + folder + '|*', html: 'x' },
+    })
+    const viaTemplate = await t.req('POST', '/transactional/send-template', {
+      key: paid.key,
+      body: {
+        message: {
+          template_id: tpl.body.id,
+          from_name: 'Shop',
+          from_email: 'orders@shop.example',
+          to: [{ email: 'c@example.cz' }, { email: 'd@example.cz' }],
+        },
+      },
+    })
+    assert.equal(await jobState(t, viaTemplate.body.results.id, ['completed']), 'completed')
+    await sink.waitFor(4)
+    const subjects = sink.messages
+      .slice(2)
+      .map((m) => [m.envelopeTo[0], m.parsed.subject])
+      .sort()
+    // The folder held three codes: the fourth recipient gets none, and its miss is kept.
+    assert.deepEqual(subjects, [
+      ['c@example.cz', 'T TX3'],
+      ['d@example.cz', 'T'],
+    ])
+    assert.deepEqual(
+      (await codes()).map((c) => [c.code, c.email]),
+      [
+        ['TX1', 'a@example.cz'],
+        ['TX2', 'b@example.cz'],
+        ['TX3', 'c@example.cz'],
+      ],
+    )
+    const misses = await queryRows<{ email: string; campaign_id: number }>(
+      t.ctx.db,
+      sql`SELECT m.email, cm.campaign_id FROM coupon_misses cm JOIN messages m ON m.id = cm.message_id
+          WHERE cm.folder_id = ${folder}`,
+    )
+    assert.deepEqual(misses, [{ email: 'd@example.cz', campaign_id: 0 }])
+  })
+
+  it('a send job run again for a message still queued gives it the code it was given', async () => {
+    await t.req('POST', '/coupons/import', {
+      key: paid.key,
+      body: { folderId: folder, codes: ['TX4', 'TX5'] },
+    })
+    const res = await t.req('POST', '/transactional/send-message', {
+      key: paid.key,
+      body: {
+        message: {
+          subject: 'Again *|COUPON:' + folder + '|*',
+          from_name: 'Shop',
+          from_email: 'orders@shop.example',
+          text: 'x',
+          to: [{ email: 'again@example.cz' }],
+        },
+      },
+    })
+    const id = res.body.results.id as number
+    assert.equal(await jobState(t, id, ['completed']), 'completed')
+    const [row] = await messagesOfBatch(t, id)
+    // As a job that died after the relay took the message and before it was marked: queued again.
+    await t.ctx.db.execute(sql`UPDATE messages SET status = 0 WHERE id = ${row!.id}`)
+    sink.messages.length = 0
+    await sendBatch(t.ctx, id, true)
+    assert.equal(sink.messages.length, 1)
+    assert.equal(sink.messages[0]?.parsed.subject, 'Again TX4')
+    assert.equal((await codes()).filter((c) => c.email === 'again@example.cz').length, 1)
+  })
+})

@@ -1,1 +1,0 @@
-ALTER TABLE "campaigns" ADD COLUMN "error_code" text;

@@ -1,1 +1,0 @@
-CREATE INDEX "messages_account_kind_sent_idx" ON "messages" USING btree ("account_id","kind","sent_at");

@@ -51,6 +51,22 @@ export function toTransaction(row: repo.TransactionRow, items: repo.ItemRow[]): 
 }
 
 /** Rows with their lines attached, in the rows' order. */
+/** The api.md envelope of a page of purchases, each with its items. */
+async function pageOfPurchases(
+  ctx: Ctx,
+  page: ReturnType<typeof toPage>,
+  rows: repo.TransactionRow[],
+  total: number,
+) {
+  return {
+    transactions: await withItems(ctx, rows),
+    current_page: page.page,
+    per_page: page.perPage,
+    total,
+    last_page: lastPage(total, page.perPage),
+  }
+}
+
 async function withItems(ctx: Ctx, rows: repo.TransactionRow[]): Promise<TransactionT[]> {
   const items = await repo.itemsOf(
     ctx.db,
@@ -170,13 +186,7 @@ export function createTransactionService(ctx: Ctx) {
         page.perPage,
         page.offset,
       )
-      return {
-        transactions: await withItems(ctx, rows),
-        current_page: page.page,
-        per_page: page.perPage,
-        total,
-        last_page: lastPage(total, page.perPage),
-      }
+      return pageOfPurchases(ctx, page, rows, total)
     },
 
     /**
@@ -195,13 +205,7 @@ export function createTransactionService(ctx: Ctx) {
       )
       if (total === 0 && !(await repo.addressKnown(ctx.db, accountId, email)))
         throw notFound('Subscriber not found')
-      return {
-        transactions: await withItems(ctx, rows),
-        current_page: page.page,
-        per_page: page.perPage,
-        total,
-        last_page: lastPage(total, page.perPage),
-      }
+      return pageOfPurchases(ctx, page, rows, total)
     },
 
     /**

@@ -8,7 +8,14 @@ const Health = Type.Object({ status: Type.String(), database: Type.String() })
 export function systemRoutes(app: ApiApp, ctx: AppContext): void {
   app.get(
     '/health',
-    { schema: { tags: ['System'], security: [], response: { 200: Health, 503: Health } } },
+    {
+      schema: {
+        operationId: 'getHealth',
+        tags: ['System'],
+        security: [],
+        response: { 200: Health, 503: Health },
+      },
+    },
     async (_req, reply) => {
       try {
         await ctx.db.execute(sql`SELECT 1`)

@@ -81,7 +81,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
-  // Hidden from the document it serves (it is not part of the API a client is generated for), but named all the same.
+  // Hidden from the document it serves (not part of the API a client is generated for), yet named all the same.
   app.get('/openapi.json', { schema: { hide: true, operationId: 'getOpenApiDocument' } }, async () =>
     app.swagger(),
   )

@@ -1,5 +1,57 @@
 import tseslint from 'typescript-eslint'
 
+/**
+ * The layout rules of design.md, checked on every `npm run lint` (the module graph's cycles are checked beside,
+ * by scripts/check-module-graph.ts). Test code (*.test.ts, *.test-helpers.ts) is exempt: a test reads rows
+ * through repos and SQL to prove what a route did, and shares helpers across modules.
+ */
+const TEST_FILES = ['**/*.test.ts', '**/*.test-helpers.ts']
+
+/** design.md: `core/` knows nothing of modules. */
+const coreKnowsNoModule = {
+  regex: '^(\\.\\./)+modules(/|$)',
+  message: 'core/ never imports src/modules (design.md, Layout): move the shared part down into core/.',
+}
+
+/**
+ * A module imports another only through that module's index.ts, its public API; the modules' own index.ts
+ * (the list app.ts and worker.ts wire) is above every module.
+ */
+const onlyThroughIndex = (exceptTables = false) => ({
+  regex: exceptTables
+    ? '^\\.\\./[^/.][^/]*/(?!index\\.js$)(?![^/]+\\.table\\.js$)'
+    : '^\\.\\./[^/.][^/]*/(?!index\\.js$)',
+  message: "Import another module only through its index.ts: '../<module>/index.js' (design.md, Layout).",
+})
+const notModulesRoot = [
+  {
+    regex: '^\\.\\./index\\.js$',
+    message: 'src/modules/index.ts lists every module, so importing it from one closes a cycle.',
+  },
+  {
+    regex: '^(\\.\\./){2,}modules(/|$)',
+    message: "Import another module as '../<module>/index.js'.",
+  },
+]
+
+/** design.md: routes never touch SQL. Routes call a service; the service calls the repo. */
+const routesTouchNoSql = [
+  {
+    regex: '\\.(repo|table)\\.js$',
+    message: 'A route file calls a service, never a repo or a table: all SQL is in *.repo.ts (design.md).',
+  },
+  {
+    regex: '^(drizzle-orm|pg|@electric-sql/pglite)(/.*)?$',
+    message: 'Routes never touch SQL (design.md): put the query in a *.repo.ts, called from the service.',
+  },
+  {
+    regex: '/core/db/sql\\.js$',
+    message: 'Routes never touch SQL (design.md): put the query in a *.repo.ts, called from the service.',
+  },
+]
+
+const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns: patterns.flat() }] })
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'migrations/', 'data/', 'dist/', '.tmp/', 'bench/results/'] },
   ...tseslint.configs.recommended,
@@ -8,5 +60,24 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
     },
+  },
+  // Later blocks replace the rule's options of earlier ones for the files they match, so each repeats what holds.
+  { files: ['src/core/**/*.ts'], ignores: TEST_FILES, rules: restrict(coreKnowsNoModule) },
+  {
+    files: ['src/modules/*/**/*.ts'],
+    ignores: TEST_FILES,
+    rules: restrict(onlyThroughIndex(), notModulesRoot),
+  },
+  // Drizzle tables name the tables their foreign keys point at, table file to table file: drizzle-kit loads the
+  // table files alone, and an index.ts would pull routes and services into it (and into every table's cycle).
+  {
+    files: ['src/modules/*/*.table.ts'],
+    ignores: TEST_FILES,
+    rules: restrict(onlyThroughIndex(true), notModulesRoot),
+  },
+  {
+    files: ['src/modules/**/*.routes.ts'],
+    ignores: TEST_FILES,
+    rules: restrict(onlyThroughIndex(), notModulesRoot, routesTouchNoSql),
   },
 )

@@ -81,7 +81,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  // Hidden from the document it serves (not part of the API a client is generated for), yet named all the same.
+  app.get('/openapi.json', { schema: { hide: true, operationId: 'getOpenApiDocument' } }, async () =>
+    app.swagger(),
+  )
 
   for (const m of modules) {
     if (m.publicRoutes) await app.register(async (scope) => m.publicRoutes!(scope as ApiApp, ctx))

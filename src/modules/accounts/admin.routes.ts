@@ -34,22 +34,51 @@ export function adminRoutes(app: ApiApp, ctx: AppContext): void {
   const tags = ['Admin']
   app.post(
     '/admin/accounts',
-    { schema: { tags, body: CreateAccountBody, response: { 200: CreatedAccountReply, ...errors } } },
+    {
+      schema: {
+        operationId: 'createAccount',
+        tags,
+        body: CreateAccountBody,
+        response: { 200: CreatedAccountReply, ...errors },
+      },
+    },
     async (req) => service.createAccount(req.body.name, req.body.plan ?? 'free'),
   )
   app.put(
     '/admin/accounts/:id',
-    { schema: { tags, params: IdParams, body: SetPlanBody, response: { 200: AccountReply, ...errors } } },
+    {
+      schema: {
+        operationId: 'updateAccountPlan',
+        tags,
+        params: IdParams,
+        body: SetPlanBody,
+        response: { 200: AccountReply, ...errors },
+      },
+    },
     async (req) => service.setPlan(req.params.id, req.body.plan),
   )
   app.post(
     '/admin/accounts/:id/keys',
-    { schema: { tags, params: IdParams, response: { 200: ApiKeyReply, ...errors } } },
+    {
+      schema: {
+        operationId: 'createApiKey',
+        tags,
+        params: IdParams,
+        response: { 200: ApiKeyReply, ...errors },
+      },
+    },
     async (req) => ({ api_key: await service.createKey(req.params.id) }),
   )
   app.delete(
     '/admin/keys',
-    { schema: { tags, body: RevokeKeyBody, response: { 200: RevokedReply, ...errors } } },
+    {
+      schema: {
+        operationId: 'revokeApiKey',
+        tags,
+        body: RevokeKeyBody,
+        response: { 200: RevokedReply, ...errors },
+      },
+    },
     async (req) => {
       if (!req.body) throw notFound()
       await service.revokeKey(req.body.api_key)

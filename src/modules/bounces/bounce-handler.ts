@@ -2,7 +2,7 @@ import type { AppContext } from '../../core/context.js'
 import { parseVerpAddress } from '../../core/mail/verp.js'
 import { createEventRecorder } from '../events/index.js'
 import { findMessage, findTrackedMessage, type TrackedMessage } from '../messages/index.js'
-import { readMessageToken } from '../tracking/tracking.links.js'
+import { readMessageToken } from '../../core/mail/tracking-links.js'
 import { copiesOfRecipient } from '../transactional/index.js'
 import { classifyInbound, type InboundReport } from './classify.js'
 

@@ -11,7 +11,7 @@ import { verpAddress } from '../../core/mail/verp.js'
 import { events } from '../events/index.js'
 import { messages } from '../messages/index.js'
 import { contacts, memberships } from '../subscribers/index.js'
-import { trackingLinks } from '../tracking/tracking.links.js'
+import { trackingLinks } from '../../core/mail/tracking-links.js'
 import { messageBatches } from '../transactional/index.js'
 import { startBounceListener } from './bounce-listener.js'
 

@@ -15,7 +15,7 @@ import {
 } from './report-fields.js'
 
 export type { InboundReport } from './inbound-report.js'
-export { classifySmtpReply, type BounceClass } from './bounce-rules.js'
+export { classifySmtpReply, type BounceClass } from '../../core/mail/bounce-rules.js'
 
 const DELIVERY_STATUS = new Set(['message/delivery-status', 'message/global-delivery-status'])
 const FEEDBACK_REPORT = 'message/feedback-report'

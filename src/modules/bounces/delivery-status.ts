@@ -1,4 +1,4 @@
-import { classifyFailure, refineStatus } from './bounce-rules.js'
+import { classifyFailure, refineStatus } from '../../core/mail/bounce-rules.js'
 import { cleanDiagnostic, type InboundReport } from './inbound-report.js'
 import { first, parseFieldBlocks, typedAddressOf, messageIdOf, type Fields } from './report-fields.js'
 

@@ -1,4 +1,4 @@
-import { classifyFailure } from './bounce-rules.js'
+import { classifyFailure } from '../../core/mail/bounce-rules.js'
 import { cleanDiagnostic, type InboundReport } from './inbound-report.js'
 import {
   addressOf,

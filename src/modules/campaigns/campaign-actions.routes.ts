@@ -18,23 +18,32 @@ const PauseState = Type.Object({
 /** Sending controls: send (and its aliases), schedule, unschedule, pause, resume, cancel, test copies. */
 export function campaignActionRoutes(app: ApiApp, ctx: AppContext): void {
   const actions = createCampaignActions(ctx)
-  const send = {
+  // One schema per route: the aliases differ only in their operationId, which must be unique.
+  const send = (operationId: string) => ({
     schema: {
+      operationId,
       tags,
       summary: 'Send a campaign now',
       params: IdParams,
       response: { 200: Moved, ...commonErrors },
     },
-  }
+  })
   // Contract §1 aliases: POST /campaigns/{id}/send and POST|GET /campaign/{id}/send.
-  app.post('/campaigns/:id/send', send, async (req) => actions.send(req.account.id, req.params.id))
-  app.post('/campaign/:id/send', send, async (req) => actions.send(req.account.id, req.params.id))
-  app.get('/campaign/:id/send', send, async (req) => actions.send(req.account.id, req.params.id))
+  app.post('/campaigns/:id/send', send('sendCampaign'), async (req) =>
+    actions.send(req.account.id, req.params.id),
+  )
+  app.post('/campaign/:id/send', send('sendCampaignAlias'), async (req) =>
+    actions.send(req.account.id, req.params.id),
+  )
+  app.get('/campaign/:id/send', send('sendCampaignAliasGet'), async (req) =>
+    actions.send(req.account.id, req.params.id),
+  )
 
   app.post(
     '/campaigns/:id/schedule',
     {
       schema: {
+        operationId: 'scheduleCampaign',
         tags,
         summary: 'Schedule a campaign',
         params: IdParams,
@@ -48,6 +57,7 @@ export function campaignActionRoutes(app: ApiApp, ctx: AppContext): void {
     '/campaigns/:id/schedule',
     {
       schema: {
+        operationId: 'unscheduleCampaign',
         tags,
         summary: 'Unschedule a campaign (back to draft)',
         params: IdParams,
@@ -60,6 +70,7 @@ export function campaignActionRoutes(app: ApiApp, ctx: AppContext): void {
     '/campaigns/:id/pause',
     {
       schema: {
+        operationId: 'pauseCampaign',
         tags,
         summary: 'Pause a sending campaign',
         params: IdParams,
@@ -72,6 +83,7 @@ export function campaignActionRoutes(app: ApiApp, ctx: AppContext): void {
     '/campaigns/:id/resume',
     {
       schema: {
+        operationId: 'resumeCampaign',
         tags,
         summary: 'Resume a paused (or errored) campaign',
         params: IdParams,
@@ -84,6 +96,7 @@ export function campaignActionRoutes(app: ApiApp, ctx: AppContext): void {
     '/campaigns/:id/cancel',
     {
       schema: {
+        operationId: 'cancelCampaign',
         tags,
         summary: 'Cancel a scheduled or sending campaign',
         params: IdParams,
@@ -96,6 +109,7 @@ export function campaignActionRoutes(app: ApiApp, ctx: AppContext): void {
     '/campaigns/:id/test',
     {
       schema: {
+        operationId: 'sendCampaignTest',
         tags,
         summary: 'Send test copies (counted in no statistic)',
         params: IdParams,

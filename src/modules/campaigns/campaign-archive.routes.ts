@@ -14,6 +14,7 @@ export function campaignArchiveRoutes(app: ApiApp, ctx: AppContext): void {
     '/archive/:token',
     {
       schema: {
+        operationId: 'getCampaignArchive',
         tags: ['Pages'],
         summary: 'Web version of a campaign (its archive_url)',
         security: [],

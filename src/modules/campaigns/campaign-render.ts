@@ -3,8 +3,8 @@ import type { CompiledTemplate, MergeData, MergeValue } from '../../core/mail/me
 import type { DkimKey, OutgoingMail } from '../../core/mail/mailer.js'
 import { inlineCss } from '../../core/mail/inline-css.js'
 import { htmlToTextPart } from '../../core/mail/text-part.js'
-import { composeMessage, rewriteLinks } from '../messages/compose-message.js'
-import { trackingLinks } from '../tracking/tracking.links.js'
+import { composeMessage, rewriteLinks } from '../../core/mail/compose-message.js'
+import { trackingLinks } from '../../core/mail/tracking-links.js'
 
 /** Everything a campaign's mail is made of; plain data, so it can cross to a signing thread. */
 export interface CampaignContent {

@@ -24,6 +24,7 @@ export function campaignStatsRoutes(app: ApiApp, ctx: AppContext): void {
     '/campaigns/:id/stats',
     {
       schema: {
+        operationId: 'getCampaignStats',
         tags,
         summary: 'Statistics of a campaign',
         description:
@@ -41,6 +42,7 @@ export function campaignStatsRoutes(app: ApiApp, ctx: AppContext): void {
     '/campaigns/:id/stats-detail',
     {
       schema: {
+        operationId: 'getCampaignStatsDetail',
         tags,
         summary: 'Event counts per recipient of a campaign',
         params: IdParams,
@@ -55,6 +57,7 @@ export function campaignStatsRoutes(app: ApiApp, ctx: AppContext): void {
     '/campaigns/:id/log',
     {
       schema: {
+        operationId: 'getCampaignLog',
         tags,
         summary: 'Mail events of a campaign, newest first',
         params: IdParams,
@@ -70,6 +73,7 @@ export function campaignStatsRoutes(app: ApiApp, ctx: AppContext): void {
     '/campaigns/log',
     {
       schema: {
+        operationId: 'listCampaignsLog',
         tags,
         summary: 'Mail events of every campaign of the account, newest first',
         querystring: EmailLogQuery,

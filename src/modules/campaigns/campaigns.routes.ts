@@ -22,6 +22,7 @@ export function campaignRoutes(app: ApiApp, ctx: AppContext): void {
     '/campaigns',
     {
       schema: {
+        operationId: 'listCampaigns',
         tags,
         summary: 'Campaigns, filtered, sorted and paged',
         description:
@@ -38,6 +39,7 @@ export function campaignRoutes(app: ApiApp, ctx: AppContext): void {
     '/campaigns',
     {
       schema: {
+        operationId: 'createCampaign',
         tags,
         summary: 'Create a campaign (a draft, status 0)',
         body: CampaignBody,
@@ -50,6 +52,7 @@ export function campaignRoutes(app: ApiApp, ctx: AppContext): void {
     '/campaigns/:id',
     {
       schema: {
+        operationId: 'getCampaign',
         tags,
         summary: 'A campaign with its targets and statistics',
         params: IdParams,
@@ -62,6 +65,7 @@ export function campaignRoutes(app: ApiApp, ctx: AppContext): void {
     '/campaigns/:id',
     {
       schema: {
+        operationId: 'updateCampaign',
         tags,
         summary: 'Replace the content and targets of a campaign',
         description: `${editRule} The status itself stays as it is.`,
@@ -76,6 +80,7 @@ export function campaignRoutes(app: ApiApp, ctx: AppContext): void {
     '/campaigns/:id',
     {
       schema: {
+        operationId: 'deleteCampaign',
         tags,
         summary: 'Delete a campaign',
         description: editRule,

@@ -13,6 +13,7 @@ export function confirmationRoutes(app: ApiApp, ctx: AppContext): void {
     '/confirm/:token',
     {
       schema: {
+        operationId: 'confirmSubscription',
         tags: ['Pages'],
         summary: 'Confirm a subscription (the *|CONFIRM|* link of a double opt-in mail)',
         security: [],

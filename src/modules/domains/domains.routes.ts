@@ -24,6 +24,7 @@ export function domainRoutes(app: ApiApp, ctx: AppContext): void {
     '/domains',
     {
       schema: {
+        operationId: 'createDomain',
         tags,
         summary: 'Add a sending or transactional domain; returns the DNS records to publish',
         body: CreateDomainBody,
@@ -36,6 +37,7 @@ export function domainRoutes(app: ApiApp, ctx: AppContext): void {
     '/domains',
     {
       schema: {
+        operationId: 'listDomains',
         tags,
         summary: 'Domains of the account with their DNS records',
         response: { 200: Type.Array(DomainObject), ...commonErrors },
@@ -47,6 +49,7 @@ export function domainRoutes(app: ApiApp, ctx: AppContext): void {
     '/domains/:domain/verify',
     {
       schema: {
+        operationId: 'verifyDomain',
         tags,
         summary: 'Check the DNS records of a domain and set valid (DKIM key and SPF present)',
         params: DomainParams,

@@ -16,6 +16,7 @@ export function emailLogRoutes(app: ApiApp, ctx: AppContext): void {
     '/subscribers/:email/email-log',
     {
       schema: {
+        operationId: 'getSubscriberEmailLog',
         tags: ['Subscribers'],
         summary: 'Mail events of one address, newest first',
         description: 'An address that is neither a contact nor in any event of the account answers 404.',

@@ -14,6 +14,7 @@ export function listRoutes(app: ApiApp, ctx: AppContext, segmentsOf: SegmentsOf)
     '/lists',
     {
       schema: {
+        operationId: 'createList',
         tags,
         summary: 'Create a list',
         body: CreateListBody,
@@ -24,13 +25,21 @@ export function listRoutes(app: ApiApp, ctx: AppContext, segmentsOf: SegmentsOf)
   )
   app.get(
     '/lists',
-    { schema: { tags, summary: 'All lists', response: { 200: Type.Array(ListObject), ...commonErrors } } },
+    {
+      schema: {
+        operationId: 'listLists',
+        tags,
+        summary: 'All lists',
+        response: { 200: Type.Array(ListObject), ...commonErrors },
+      },
+    },
     async (req) => lists.all(req.account.id),
   )
   app.get(
     '/lists/:id',
     {
       schema: {
+        operationId: 'getList',
         tags,
         summary: 'A list with its subscriber counts',
         params: IdParams,
@@ -43,6 +52,7 @@ export function listRoutes(app: ApiApp, ctx: AppContext, segmentsOf: SegmentsOf)
     '/lists/:id',
     {
       schema: {
+        operationId: 'updateList',
         tags,
         summary: 'Update a list',
         params: IdParams,
@@ -56,6 +66,7 @@ export function listRoutes(app: ApiApp, ctx: AppContext, segmentsOf: SegmentsOf)
     '/lists/:id',
     {
       schema: {
+        operationId: 'deleteList',
         tags,
         summary: 'Delete a list',
         params: IdParams,

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import type { OutgoingMail } from '../../core/mail/mailer.js'
-import { classifySmtpReply } from '../bounces/bounce-rules.js'
+import { classifySmtpReply } from '../../core/mail/bounce-rules.js'
 import { createEventRecorder } from '../events/index.js'
 import { markAccepted, markRefused, type MessageRow, type TrackedMessage } from './messages.repo.js'
 

@@ -13,6 +13,6 @@ export {
   type NewMessage,
   type TrackedMessage,
 } from './messages.repo.js'
-export { composeMessage, type ComposedMessage, type MessageContent } from './compose-message.js'
+export { composeMessage, type ComposedMessage, type MessageContent } from '../../core/mail/compose-message.js'
 export { deliver, recordSoftFailure, smtpFailure, type DeliveryOutcome } from './deliver.js'
 export { contactMergeVars, type ContactForMerge } from './contact-vars.js'

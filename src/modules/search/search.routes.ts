@@ -13,12 +13,28 @@ export function searchRoutes(app: ApiApp, ctx: AppContext): void {
 
   app.get(
     '/search',
-    { schema: { tags, summary, querystring: SearchQuery, response: { 200: SearchReply, ...commonErrors } } },
+    {
+      schema: {
+        operationId: 'searchSubscribers',
+        tags,
+        summary,
+        querystring: SearchQuery,
+        response: { 200: SearchReply, ...commonErrors },
+      },
+    },
     async (req) => search.search(req.account.id, req.query),
   )
   app.post(
     '/search',
-    { schema: { tags, summary, body: SearchBody, response: { 200: SearchReply, ...commonErrors } } },
+    {
+      schema: {
+        operationId: 'searchSubscribersByBody',
+        tags,
+        summary,
+        body: SearchBody,
+        response: { 200: SearchReply, ...commonErrors },
+      },
+    },
     async (req) => search.search(req.account.id, req.body),
   )
 }

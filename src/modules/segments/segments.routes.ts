@@ -14,6 +14,7 @@ export function segmentRoutes(app: ApiApp, ctx: AppContext): void {
     '/lists/:id/segments',
     {
       schema: {
+        operationId: 'createSegment',
         tags,
         summary: 'Create a segment of a list',
         params: IdParams,
@@ -27,6 +28,7 @@ export function segmentRoutes(app: ApiApp, ctx: AppContext): void {
     '/lists/:id/segments',
     {
       schema: {
+        operationId: 'listSegments',
         tags,
         summary: 'Segments of a list, with how many subscribers match each now',
         params: IdParams,

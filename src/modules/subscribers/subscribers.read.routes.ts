@@ -31,6 +31,7 @@ export function subscriberReadRoutes(app: ApiApp, ctx: AppContext): void {
     '/lists/:id/subscribers',
     {
       schema: {
+        operationId: 'listListSubscribers',
         tags: ['Lists'],
         summary: 'A page of the subscribers of a list with one status',
         params: IdParams,
@@ -44,6 +45,7 @@ export function subscriberReadRoutes(app: ApiApp, ctx: AppContext): void {
     '/lists/:id/subscriber/:email',
     {
       schema: {
+        operationId: 'getListSubscriber',
         tags: ['Lists'],
         summary: 'A subscriber of a list, by email',
         params: ListEmailParams,
@@ -56,6 +58,7 @@ export function subscriberReadRoutes(app: ApiApp, ctx: AppContext): void {
     '/lists/:id/subscriber-by-phone/:phone',
     {
       schema: {
+        operationId: 'getListSubscriberByPhone',
         tags: ['Lists'],
         summary: 'A subscriber of a list, by phone (spaces ignored)',
         params: ListPhoneParams,
@@ -68,6 +71,7 @@ export function subscriberReadRoutes(app: ApiApp, ctx: AppContext): void {
     '/subscribers/:email',
     {
       schema: {
+        operationId: 'getSubscriber',
         tags,
         summary: 'A subscriber with every list they are in',
         params: EmailParams,
@@ -80,6 +84,7 @@ export function subscriberReadRoutes(app: ApiApp, ctx: AppContext): void {
     '/subscribers/:email/delete',
     {
       schema: {
+        operationId: 'deleteSubscriber',
         tags,
         summary: 'Erase a subscriber from every list (GDPR)',
         params: EmailParams,

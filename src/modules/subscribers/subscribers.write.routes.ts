@@ -34,6 +34,7 @@ export function subscriberWriteRoutes(app: ApiApp, ctx: AppContext): void {
     '/lists/:id/subscribe',
     {
       schema: {
+        operationId: 'subscribeToList',
         tags,
         summary: 'Subscribe one address to a list (double opt-in lists send a confirmation mail)',
         params: IdParams,
@@ -48,6 +49,7 @@ export function subscriberWriteRoutes(app: ApiApp, ctx: AppContext): void {
     '/lists/:id/subscribe-bulk',
     {
       schema: {
+        operationId: 'subscribeToListBulk',
         tags,
         summary: 'Subscribe up to 3000 addresses at once (no confirmation mail)',
         params: IdParams,
@@ -62,6 +64,7 @@ export function subscriberWriteRoutes(app: ApiApp, ctx: AppContext): void {
     '/lists/:id/update-subscriber',
     {
       schema: {
+        operationId: 'updateSubscriber',
         tags,
         summary: 'Update one member of a list',
         params: IdParams,
@@ -73,11 +76,15 @@ export function subscriberWriteRoutes(app: ApiApp, ctx: AppContext): void {
   )
 
   // Both spellings are in use by real clients (contract §1, path aliases).
-  for (const path of ['/lists/:id/update-subscribers-bulk', '/lists/:id/update-subscriber-bulk']) {
+  for (const [path, operationId] of [
+    ['/lists/:id/update-subscribers-bulk', 'updateSubscribersBulk'],
+    ['/lists/:id/update-subscriber-bulk', 'updateSubscribersBulkAlias'],
+  ] as const) {
     app.put(
       path,
       {
         schema: {
+          operationId,
           tags,
           summary: 'Update up to 3000 existing members of a list (validation failures answer 400)',
           params: IdParams,
@@ -97,6 +104,7 @@ export function subscriberWriteRoutes(app: ApiApp, ctx: AppContext): void {
     '/lists/:id/unsubscribe',
     {
       schema: {
+        operationId: 'unsubscribeFromList',
         tags,
         summary: 'Unsubscribe one address from a list',
         params: IdParams,

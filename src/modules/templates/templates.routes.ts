@@ -9,22 +9,30 @@ const tags = ['Templates']
 
 export function templateRoutes(app: ApiApp, ctx: AppContext): void {
   const templates = createTemplateService(ctx)
-  const create = {
-    schema: {
-      tags,
-      summary: 'Create a template',
-      body: CreateTemplateBody,
-      response: { 200: TemplateObject, ...commonErrors },
-    },
-  }
-  // `POST /template` is the alias one Ecomail client calls (contract §1).
-  for (const path of ['/templates', '/template']) {
-    app.post(path, create, async (req) => templates.create(req.account.id, req.body))
+  // `POST /template` is the alias one Ecomail client calls (contract §1); each path needs its own operationId.
+  for (const [path, operationId] of [
+    ['/templates', 'createTemplate'],
+    ['/template', 'createTemplateAlias'],
+  ] as const) {
+    app.post(
+      path,
+      {
+        schema: {
+          operationId,
+          tags,
+          summary: 'Create a template',
+          body: CreateTemplateBody,
+          response: { 200: TemplateObject, ...commonErrors },
+        },
+      },
+      async (req) => templates.create(req.account.id, req.body),
+    )
   }
   app.get(
     '/templates',
     {
       schema: {
+        operationId: 'listTemplates',
         tags,
         summary: 'All templates',
         response: { 200: Type.Array(TemplateObject), ...commonErrors },
@@ -36,6 +44,7 @@ export function templateRoutes(app: ApiApp, ctx: AppContext): void {
     '/templates/:id',
     {
       schema: {
+        operationId: 'getTemplate',
         tags,
         summary: 'A template',
         params: IdParams,
@@ -48,6 +57,7 @@ export function templateRoutes(app: ApiApp, ctx: AppContext): void {
     '/templates/:id',
     {
       schema: {
+        operationId: 'updateTemplate',
         tags,
         summary: 'Update a template',
         params: IdParams,
@@ -61,6 +71,7 @@ export function templateRoutes(app: ApiApp, ctx: AppContext): void {
     '/templates/:id',
     {
       schema: {
+        operationId: 'deleteTemplate',
         tags,
         summary: 'Delete a template',
         params: IdParams,

@@ -80,6 +80,7 @@ export function trackingRoutes(app: ApiApp, ctx: AppContext, sources: MessageSou
     '/t/o/:token',
     {
       schema: {
+        operationId: 'trackOpen',
         tags,
         summary: 'Open-tracking pixel',
         security: [],
@@ -100,6 +101,7 @@ export function trackingRoutes(app: ApiApp, ctx: AppContext, sources: MessageSou
     '/t/c/:token',
     {
       schema: {
+        operationId: 'trackClick',
         tags,
         summary:
           'Click tracking: redirects to the link stored for the message (query parameters are ignored)',
@@ -116,6 +118,7 @@ export function trackingRoutes(app: ApiApp, ctx: AppContext, sources: MessageSou
     '/u/:token',
     {
       schema: {
+        operationId: 'getUnsubscribePage',
         tags,
         summary: 'Unsubscribe page: names the address, unsubscribes only through its button',
         security: [],
@@ -137,6 +140,7 @@ export function trackingRoutes(app: ApiApp, ctx: AppContext, sources: MessageSou
     {
       bodyLimit: FORM_BODY_LIMIT,
       schema: {
+        operationId: 'unsubscribeOneClick',
         tags,
         summary: 'One-click unsubscribe (RFC 8058); idempotent, never redirects',
         security: [],
@@ -163,6 +167,7 @@ export function trackingRoutes(app: ApiApp, ctx: AppContext, sources: MessageSou
     '/w/:token',
     {
       schema: {
+        operationId: 'getWebVersion',
         tags,
         summary: 'Web version of a message',
         security: [],

@@ -47,6 +47,7 @@ export function transactionalRoutes(app: ApiApp, ctx: AppContext): void {
       bodyLimit,
       preValidation: [planFirst, dropNullCollections],
       schema: {
+        operationId: 'sendTransactionalMessage',
         tags,
         summary: 'Send a transactional email with custom content',
         body: SendMessageBody,
@@ -61,6 +62,7 @@ export function transactionalRoutes(app: ApiApp, ctx: AppContext): void {
       bodyLimit,
       preValidation: [planFirst, dropNullCollections],
       schema: {
+        operationId: 'sendTransactionalTemplate',
         tags,
         summary: 'Send a transactional email from a template',
         body: SendTemplateBody,

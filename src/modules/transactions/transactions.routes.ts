@@ -113,7 +113,7 @@ export function transactionRoutes(app: ApiApp, ctx: AppContext): void {
     {
       schema: {
         tags: ['Subscribers'],
-        operationId: 'subscriberTransactions',
+        operationId: 'getSubscriberTransactions',
         summary: "A subscriber's purchases with their items, newest first",
         params: EmailParams,
         querystring: PageQuery,

@@ -13,6 +13,7 @@ export function webhookRoutes(app: ApiApp, ctx: AppContext): void {
     path,
     {
       schema: {
+        operationId: 'setWebhook',
         tags,
         summary: 'Set the account webhook URL',
         description:
@@ -28,6 +29,7 @@ export function webhookRoutes(app: ApiApp, ctx: AppContext): void {
     path,
     {
       schema: {
+        operationId: 'getWebhook',
         tags,
         summary: 'The account webhook URL and its signing secret',
         response: { 200: WebhookSettings, ...commonErrors },
@@ -39,6 +41,7 @@ export function webhookRoutes(app: ApiApp, ctx: AppContext): void {
     path,
     {
       schema: {
+        operationId: 'deleteWebhook',
         tags,
         summary: 'Remove the account webhook',
         response: { 200: Success, ...commonErrors },

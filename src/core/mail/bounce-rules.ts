@@ -1,3 +1,5 @@
+// Pure code, in core so that sending (modules/messages) classifies an SMTP reply without importing the bounces
+// module, which imports messages (issue 11: no module cycle).
 /**
  * Hard or soft: the one decision with lasting effect. A hard bounce sets the subscriber to status 4 and
  * suppresses the address account-wide until an explicit resubscribe; a soft bounce is only counted. A wrong

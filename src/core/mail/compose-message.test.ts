@@ -3,9 +3,9 @@ import assert from 'node:assert/strict'
 import nodemailer from 'nodemailer'
 import { simpleParser } from 'mailparser'
 import { dkimResults, testDkimKey } from '../../../test/helpers/dkim.js'
-import { loadConfig } from '../../core/config.js'
-import { toNodemailer } from '../../core/mail/compose.js'
-import { parseVerpAddress } from '../../core/mail/verp.js'
+import { loadConfig } from '../config.js'
+import { toNodemailer } from './compose.js'
+import { parseVerpAddress } from './verp.js'
 import { composeMessage } from './compose-message.js'
 
 const ctx = {

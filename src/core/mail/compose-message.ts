@@ -1,9 +1,11 @@
-import type { DkimKey, MailAddress, OutgoingMail } from '../../core/mail/mailer.js'
-import { escapeHtml } from '../../core/mail/merge-tags.js'
-import { htmlToTextPart } from '../../core/mail/text-part.js'
-import { verpAddress } from '../../core/mail/verp.js'
+// Pure mail code, in core so that the campaign signing threads compose without loading the messages module (and
+// through it the database side of sending); issue 11.
+import type { DkimKey, MailAddress, OutgoingMail } from './mailer.js'
+import { escapeHtml } from './merge-tags.js'
+import { htmlToTextPart } from './text-part.js'
+import { verpAddress } from './verp.js'
 import { randomUUID } from 'node:crypto'
-import { trackingLinks, withOpenPixel, type LinkCtx } from '../../core/mail/tracking-links.js'
+import { trackingLinks, withOpenPixel, type LinkCtx } from './tracking-links.js'
 
 /** One rendered message for one recipient, before the tracking and envelope parts are added. */
 export interface MessageContent {

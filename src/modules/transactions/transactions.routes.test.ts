@@ -227,6 +227,28 @@ describe('tracker transactions', async () => {
     assert.equal(foreign.status, 404)
   })
 
+  it('an item quantity sent as null counts as 1, as a blank or absent one does', async () => {
+    const res = await t.req('POST', '/tracker/transaction', {
+      body: {
+        transaction: { order_id: 'qty-null', email: 'buyer@example.cz' },
+        transaction_items: [
+          { code: 'N', amount: null, price: null },
+          { code: 'B', amount: '' },
+          { code: 'A' },
+        ],
+      },
+    })
+    assert.equal(res.status, 200, JSON.stringify(res.body))
+    assert.deepEqual(
+      res.body.items.map((i: { code: string; amount: number; price: number }) => [i.code, i.amount, i.price]),
+      [
+        ['N', 1, 0],
+        ['B', 1, 0],
+        ['A', 1, 0],
+      ],
+    )
+  })
+
   it('DELETE one order, with the optional shop match', async () => {
     await t.req('POST', '/tracker/transaction', { body: order('del-1') })
     await t.req('POST', '/tracker/transaction', { body: order('del-1', { shop: 'b.cz' }) })

@@ -17,6 +17,8 @@ export interface TransactionValues {
   status: string
   props: unknown
   occurredAt: Date
+  /** False when the sender gave no timestamp (`occurredAt` is then now): an overwrite keeps the stored time. */
+  timeGiven: boolean
 }
 
 export interface ItemValues {
@@ -150,6 +152,11 @@ export function toPurchase(
       status: text(t.status),
       props: t.props === undefined ? null : t.props,
       occurredAt,
+      timeGiven: !(
+        t.timestamp === undefined ||
+        t.timestamp === null ||
+        (typeof t.timestamp === 'string' && t.timestamp.trim() === '')
+      ),
     },
     items: lines,
   }

@@ -101,7 +101,11 @@ export async function insertPurchase(
   return row
 }
 
-/** Side effect: overwrites the stored purchase `id` and replaces its lines. */
+/**
+ * Side effect: overwrites the stored purchase `id` and replaces its lines. Without a timestamp from the
+ * sender the stored purchase time stays: a status update must not move an old order into today's
+ * conversion windows.
+ */
 export async function replacePurchase(
   ex: Executor,
   accountId: number,
@@ -114,7 +118,7 @@ export async function replacePurchase(
     sql`UPDATE transactions AS t SET email = ${t.email}, amount = ${t.amount}::numeric, tax = ${t.tax}::numeric,
           shipping = ${t.shipping}::numeric, city = ${t.city}, county = ${t.county}, country = ${t.country},
           status = ${t.status}, props = nullif(${JSON.stringify(t.props)}::jsonb, 'null'::jsonb),
-          occurred_at = ${t.occurredAt.toISOString()}::timestamptz
+          occurred_at = ${t.timeGiven ? sql`${t.occurredAt.toISOString()}::timestamptz` : sql`t.occurred_at`}
         WHERE t.id = ${id}::int AND t.account_id = ${accountId}::int
         RETURNING ${COLUMNS}`,
   )

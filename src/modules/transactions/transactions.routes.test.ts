@@ -227,6 +227,32 @@ describe('tracker transactions', async () => {
     assert.equal(foreign.status, 404)
   })
 
+  it('PUT without a timestamp keeps the purchase time (a status update does not move the order to now)', async () => {
+    await t.req('POST', '/tracker/transaction', { body: order('put-time') })
+    const statusOnly = await t.req('PUT', '/tracker/transaction/put-time', {
+      body: { transaction: { email: 'buyer@example.cz', shop: 'eshop.cz', amount: 0.1, status: 'shipped' } },
+    })
+    assert.equal(statusOnly.status, 200, JSON.stringify(statusOnly.body))
+    assert.equal(statusOnly.body.status, 'shipped')
+    assert.equal(statusOnly.body.timestamp, '2026-03-31 21:00:00')
+    const blank = await t.req('PUT', '/tracker/transaction/put-time', {
+      body: { transaction: { email: 'buyer@example.cz', shop: 'eshop.cz', timestamp: null } },
+    })
+    assert.equal(blank.body.timestamp, '2026-03-31 21:00:00')
+    const moved = await t.req('PUT', '/tracker/transaction/put-time', {
+      body: {
+        transaction: { email: 'buyer@example.cz', shop: 'eshop.cz', timestamp: '2026-03-30 08:00:00' },
+      },
+    })
+    assert.equal(moved.body.timestamp, '2026-03-30 08:00:00')
+    const [row] = await queryRows<{ at: string }>(
+      t.ctx.db,
+      sql`SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS at FROM transactions
+          WHERE order_id = 'put-time'`,
+    )
+    assert.equal(row!.at, '2026-03-30 08:00:00')
+  })
+
   it('an item quantity sent as null counts as 1, as a blank or absent one does', async () => {
     const res = await t.req('POST', '/tracker/transaction', {
       body: {

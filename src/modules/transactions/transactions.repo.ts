@@ -181,6 +181,23 @@ export async function upsertPurchases(
   return stored.length
 }
 
+/** The stored purchase times of these orders (those the account has), keyed by `JSON.stringify([shop, order id])`. */
+export async function storedTimes(
+  ex: Executor,
+  accountId: number,
+  orders: { shop: string; orderId: string }[],
+): Promise<Map<string, Date>> {
+  if (orders.length === 0) return new Map()
+  const input = JSON.stringify(orders.map((o) => ({ shop: o.shop, order_id: o.orderId })))
+  const rows = await queryRows<{ shop: string; order_id: string; occurred_at: Date | string }>(
+    ex,
+    sql`SELECT t.shop, t.order_id, t.occurred_at
+        FROM jsonb_to_recordset(${input}::jsonb) AS i(shop text, order_id text)
+        JOIN transactions t ON t.account_id = ${accountId}::int AND t.shop = i.shop AND t.order_id = i.order_id`,
+  )
+  return new Map(rows.map((r) => [JSON.stringify([r.shop, r.order_id]), new Date(r.occurred_at)]))
+}
+
 /** The account's stored orders with this order id: in `shop` only when given, else in every shop. */
 export async function findOrders(
   ex: Executor,

@@ -253,6 +253,19 @@ describe('tracker transactions', async () => {
     assert.equal(row!.at, '2026-03-30 08:00:00')
   })
 
+  it('a boolean amount is refused, not read as 1', async () => {
+    const res = await t.req('POST', '/tracker/transaction', {
+      body: {
+        transaction: { order_id: 'bool-amount', email: 'buyer@example.cz', amount: true },
+        transaction_items: [{ code: 'A', price: false }],
+      },
+    })
+    assert.equal(res.status, 422, JSON.stringify(res.body))
+    assert.deepEqual(Object.keys(res.body.errors).sort(), ['transaction.amount', 'transaction_items.0.price'])
+    const stored = await queryRows(t.ctx.db, sql`SELECT 1 FROM transactions WHERE order_id = 'bool-amount'`)
+    assert.equal(stored.length, 0)
+  })
+
   it('an item quantity sent as null counts as 1, as a blank or absent one does', async () => {
     const res = await t.req('POST', '/tracker/transaction', {
       body: {

@@ -138,6 +138,30 @@ describe('coupon codes in campaign mail', async () => {
     )
     const shown = (await t.req('GET', '/coupons/folders')).body.find((f: { id: number }) => f.id === folder)
     assert.deepEqual([shown.available, shown.assigned, shown.missed], [0, 2, 3])
+    // Each mail's own log says why it had no code: the campaign log and the person's email log.
+    const log = await t.req('GET', `/campaigns/${id}/log`)
+    assert.equal(log.status, 200, log.text)
+    const note = `No coupon code was left in folder ${folder}: the coupon tag rendered empty.`
+    const sends = (log.body.campaign_log as { event: string; email: string; msg: string | null }[]).filter(
+      (e) => e.event === 'send',
+    )
+    assert.equal(sends.length, 5)
+    assert.deepEqual(
+      sends
+        .filter((e) => e.msg === note)
+        .map((e) => e.email)
+        .sort(),
+      empty.map((m) => m.envelopeTo[0]).sort(),
+    )
+    assert.equal(sends.filter((e) => e.msg === null).length, 2)
+    const personal = await t.req('GET', `/subscribers/${empty[0]!.envelopeTo[0]}/email-log`)
+    assert.equal(personal.status, 200, personal.text)
+    assert.deepEqual(
+      (personal.body.data as { event: string; msg: string | null }[])
+        .filter((e) => e.event === 'send')
+        .map((e) => e.msg),
+      [note],
+    )
   })
 
   it('sends a mail again (a crash after sending, before marking) with the code it had', async () => {

@@ -135,6 +135,16 @@ export interface EmailLogRow {
  */
 const mailName = sql`coalesce(c.title, m.subject) AS mail_name`
 
+/**
+ * The log's `msg`: as recorded, and on a `send` whose `*|COUPON:n|*` found its folder empty (a
+ * coupon_misses row of the message, written before it was sent) a sentence that says so, so the person
+ * who asks why their mail had no code finds it in that mail's log. Needs `e` (events).
+ */
+const logMsg = sql`coalesce(e.msg, CASE WHEN e.event = 'send' THEN (
+    SELECT 'No coupon code was left in folder ' || string_agg(cm.folder_id::text, ', ' ORDER BY cm.folder_id)
+           || ': the coupon tag rendered empty.'
+    FROM coupon_misses cm WHERE cm.message_id = e.message_id) END) AS msg`
+
 /** The email log of one address, newest first (api.md `GET /subscribers/{email}/email-log`). */
 export async function emailLogPage(
   ex: Executor,
@@ -149,7 +159,7 @@ export async function emailLogPage(
     : sql``
   const rows = await queryRows<EmailLogRow>(
     ex,
-    sql`SELECT e.campaign_id, e.pipeline_id, e.action_id, e.event, e.msg, e.url, e.email,
+    sql`SELECT e.campaign_id, e.pipeline_id, e.action_id, e.event, ${logMsg}, e.url, e.email,
                e.occurred_at, ${mailName}
         FROM events e LEFT JOIN messages m ON m.id = e.message_id
              LEFT JOIN campaigns c ON c.id = e.campaign_id
@@ -192,7 +202,7 @@ export async function campaignEventsPage(
   offset: number,
 ): Promise<{ rows: CampaignLogRow[]; total: number }> {
   const wanted = JSON.stringify(types)
-  const columns = sql`e.id, e.campaign_id, e.pipeline_id, e.action_id, e.event, e.msg, e.url, e.email,
+  const columns = sql`e.id, e.campaign_id, e.pipeline_id, e.action_id, e.event, ${logMsg}, e.url, e.email,
                       e.occurred_at, ${mailName}`
   const rows =
     campaignId === null

@@ -72,6 +72,33 @@ describe('bulk transactions', async () => {
     assert.equal(await count('signals'), 0, 'a bulk import starts no automation')
   })
 
+  it('an overwrite without a timestamp keeps the stored purchase time', async () => {
+    const first = await t.req('POST', '/tracker/transaction-bulk', {
+      body: { transaction_data: [entry('keep-time', 1), entry('new-time', 1)] },
+    })
+    assert.equal(first.status, 200, JSON.stringify(first.body))
+    const again = (orderId: string, timestamp?: unknown) => ({
+      transaction: { order_id: orderId, email: `${orderId}@x.cz`, shop: 'a.cz', amount: 2, timestamp },
+    })
+    const res = await t.req('POST', '/tracker/transaction-bulk', {
+      body: { transaction_data: [again('keep-time', null), again('new-time', '2026-03-05 08:00:00')] },
+    })
+    assert.deepEqual(res.body, { inserts: 2 })
+    const rows = await queryRows<{ order_id: string; amount: string; at: string }>(
+      t.ctx.db,
+      sql`SELECT order_id, amount::text AS amount,
+                 to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS at
+          FROM transactions WHERE order_id IN ('keep-time', 'new-time') ORDER BY order_id`,
+    )
+    assert.deepEqual(
+      rows.map((r) => [r.order_id, r.amount, r.at]),
+      [
+        ['keep-time', '2', '2026-03-01 10:00:00'],
+        ['new-time', '2', '2026-03-05 08:00:00'],
+      ],
+    )
+  })
+
   it('refuses more than 1000, or any invalid entry, writing nothing', async () => {
     const before = await count('transactions')
     const over = Array.from({ length: 1001 }, (_, i) => entry(`x${i}`, 1))

@@ -17,6 +17,8 @@ export interface TransactionValues {
   status: string
   props: unknown
   occurredAt: Date
+  /** False when the sender gave no timestamp (`occurredAt` is then now): an overwrite keeps the stored time. */
+  timeGiven: boolean
 }
 
 export interface ItemValues {
@@ -35,6 +37,8 @@ export interface PurchaseValues {
 
 /** Up to 15 integer digits and 10 decimals: what `numeric` stores exactly and a JSON number reads back. */
 const DECIMAL = /^[-+]?(\d{1,15})(\.\d{0,10})?$|^[-+]?\.\d{1,10}$/
+/** JSON number syntax (with a leading + allowed). */
+const NUMBER = /^[-+]?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?$/i
 /** Unix seconds, as sent by PHP (`strtotime`) or a tag manager (`getTimestamp() / 1000`, with a fraction). */
 const UNIX = /^\d{1,13}(\.\d+)?$/
 /** Seconds past this are taken for milliseconds (JavaScript's Date.now()): 5138 AD in seconds. */
@@ -46,8 +50,8 @@ const MAX_TIME = Date.UTC(9999, 11, 31)
  * already been read as a double: its shortest text (what JSON.stringify gives) is the decimal the sender
  * wrote, so 0.1 is stored as 0.1, not 0.1000000000000000055.
  */
-function decimal(v: number | string | undefined, fallback: string): string | undefined {
-  if (v === undefined) return fallback
+function decimal(v: number | string | null | undefined, fallback: string): string | undefined {
+  if (v === undefined || v === null) return fallback
   if (typeof v === 'number') {
     if (!Number.isFinite(v) || Math.abs(v) >= 1e15) return undefined
     const text = String(v)
@@ -55,7 +59,9 @@ function decimal(v: number | string | undefined, fallback: string): string | und
   }
   const s = v.trim().replace(',', '.')
   if (s === '') return fallback
-  return DECIMAL.test(s) ? s : undefined
+  if (DECIMAL.test(s)) return s
+  // Longer fractions or an exponent ("1e3"): read as a JSON number would be.
+  return NUMBER.test(s) ? decimal(Number(s), fallback) : undefined
 }
 
 /** The purchase time: unix seconds (or milliseconds), `YYYY-MM-DD HH:MM:SS` / `YYYY-MM-DD` in UTC, or ISO 8601. */
@@ -146,6 +152,11 @@ export function toPurchase(
       status: text(t.status),
       props: t.props === undefined ? null : t.props,
       occurredAt,
+      timeGiven: !(
+        t.timestamp === undefined ||
+        t.timestamp === null ||
+        (typeof t.timestamp === 'string' && t.timestamp.trim() === '')
+      ),
     },
     items: lines,
   }

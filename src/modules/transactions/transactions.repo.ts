@@ -101,7 +101,11 @@ export async function insertPurchase(
   return row
 }
 
-/** Side effect: overwrites the stored purchase `id` and replaces its lines. */
+/**
+ * Side effect: overwrites the stored purchase `id` and replaces its lines. Without a timestamp from the
+ * sender the stored purchase time stays: a status update must not move an old order into today's
+ * conversion windows.
+ */
 export async function replacePurchase(
   ex: Executor,
   accountId: number,
@@ -114,7 +118,7 @@ export async function replacePurchase(
     sql`UPDATE transactions AS t SET email = ${t.email}, amount = ${t.amount}::numeric, tax = ${t.tax}::numeric,
           shipping = ${t.shipping}::numeric, city = ${t.city}, county = ${t.county}, country = ${t.country},
           status = ${t.status}, props = nullif(${JSON.stringify(t.props)}::jsonb, 'null'::jsonb),
-          occurred_at = ${t.occurredAt.toISOString()}::timestamptz
+          occurred_at = ${t.timeGiven ? sql`${t.occurredAt.toISOString()}::timestamptz` : sql`t.occurred_at`}
         WHERE t.id = ${id}::int AND t.account_id = ${accountId}::int
         RETURNING ${COLUMNS}`,
   )
@@ -175,6 +179,23 @@ export async function upsertPurchases(
         code text, title text, category text, price numeric, amount numeric, categories text[])`)
   }
   return stored.length
+}
+
+/** The stored purchase times of these orders (those the account has), keyed by `JSON.stringify([shop, order id])`. */
+export async function storedTimes(
+  ex: Executor,
+  accountId: number,
+  orders: { shop: string; orderId: string }[],
+): Promise<Map<string, Date>> {
+  if (orders.length === 0) return new Map()
+  const input = JSON.stringify(orders.map((o) => ({ shop: o.shop, order_id: o.orderId })))
+  const rows = await queryRows<{ shop: string; order_id: string; occurred_at: Date | string }>(
+    ex,
+    sql`SELECT t.shop, t.order_id, t.occurred_at
+        FROM jsonb_to_recordset(${input}::jsonb) AS i(shop text, order_id text)
+        JOIN transactions t ON t.account_id = ${accountId}::int AND t.shop = i.shop AND t.order_id = i.order_id`,
+  )
+  return new Map(rows.map((r) => [JSON.stringify([r.shop, r.order_id]), new Date(r.occurred_at)]))
 }
 
 /** The account's stored orders with this order id: in `shop` only when given, else in every shop. */

@@ -227,6 +227,67 @@ describe('tracker transactions', async () => {
     assert.equal(foreign.status, 404)
   })
 
+  it('PUT without a timestamp keeps the purchase time (a status update does not move the order to now)', async () => {
+    await t.req('POST', '/tracker/transaction', { body: order('put-time') })
+    const statusOnly = await t.req('PUT', '/tracker/transaction/put-time', {
+      body: { transaction: { email: 'buyer@example.cz', shop: 'eshop.cz', amount: 0.1, status: 'shipped' } },
+    })
+    assert.equal(statusOnly.status, 200, JSON.stringify(statusOnly.body))
+    assert.equal(statusOnly.body.status, 'shipped')
+    assert.equal(statusOnly.body.timestamp, '2026-03-31 21:00:00')
+    const blank = await t.req('PUT', '/tracker/transaction/put-time', {
+      body: { transaction: { email: 'buyer@example.cz', shop: 'eshop.cz', timestamp: null } },
+    })
+    assert.equal(blank.body.timestamp, '2026-03-31 21:00:00')
+    const moved = await t.req('PUT', '/tracker/transaction/put-time', {
+      body: {
+        transaction: { email: 'buyer@example.cz', shop: 'eshop.cz', timestamp: '2026-03-30 08:00:00' },
+      },
+    })
+    assert.equal(moved.body.timestamp, '2026-03-30 08:00:00')
+    const [row] = await queryRows<{ at: string }>(
+      t.ctx.db,
+      sql`SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS at FROM transactions
+          WHERE order_id = 'put-time'`,
+    )
+    assert.equal(row!.at, '2026-03-30 08:00:00')
+  })
+
+  it('a boolean amount is refused, not read as 1', async () => {
+    const res = await t.req('POST', '/tracker/transaction', {
+      body: {
+        transaction: { order_id: 'bool-amount', email: 'buyer@example.cz', amount: true },
+        transaction_items: [{ code: 'A', price: false }],
+      },
+    })
+    assert.equal(res.status, 422, JSON.stringify(res.body))
+    assert.deepEqual(Object.keys(res.body.errors).sort(), ['transaction.amount', 'transaction_items.0.price'])
+    const stored = await queryRows(t.ctx.db, sql`SELECT 1 FROM transactions WHERE order_id = 'bool-amount'`)
+    assert.equal(stored.length, 0)
+  })
+
+  it('an item quantity sent as null counts as 1, as a blank or absent one does', async () => {
+    const res = await t.req('POST', '/tracker/transaction', {
+      body: {
+        transaction: { order_id: 'qty-null', email: 'buyer@example.cz' },
+        transaction_items: [
+          { code: 'N', amount: null, price: null },
+          { code: 'B', amount: '' },
+          { code: 'A' },
+        ],
+      },
+    })
+    assert.equal(res.status, 200, JSON.stringify(res.body))
+    assert.deepEqual(
+      res.body.items.map((i: { code: string; amount: number; price: number }) => [i.code, i.amount, i.price]),
+      [
+        ['N', 1, 0],
+        ['B', 1, 0],
+        ['A', 1, 0],
+      ],
+    )
+  })
+
   it('DELETE one order, with the optional shop match', async () => {
     await t.req('POST', '/tracker/transaction', { body: order('del-1') })
     await t.req('POST', '/tracker/transaction', { body: order('del-1', { shop: 'b.cz' }) })

@@ -14,9 +14,17 @@ export const MAX_TRANSACTIONS_PAGE = 500
 export const DEFAULT_TRANSACTIONS_PAGE = 100
 
 const TEXT = 255
-/** A decimal as a JSON number or a numeric string; blank and null mean 0. */
-const Money = Type.Union([Type.Number(), Type.String({ maxLength: 40 })], {
-  description: 'decimal number (a numeric string is accepted)',
+/**
+ * A decimal as a JSON number or a numeric string; blank and null mean the field's default (0, or 1 for an
+ * item's quantity). One `type` list, not a union: Ajv coerces a union's value into its first branch (null
+ * became the number 0, so a null quantity read 0), whereas with a type list it leaves a value of any listed
+ * type as it is. String first: a value of another type (a boolean) is coerced to text, which is then refused
+ * as no number, instead of `true` being read as 1.
+ */
+const Money = Type.Unsafe<number | string | null>({
+  type: ['string', 'number', 'null'],
+  maxLength: 40,
+  description: 'decimal number (a numeric string is accepted; null or blank: the default)',
 })
 const Text = Type.String({ maxLength: TEXT })
 

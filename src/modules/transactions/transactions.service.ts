@@ -226,9 +226,21 @@ export function createTransactionService(ctx: Ctx) {
         byOrder.set(key, p)
       })
       errors.throwIfAny()
-      const inserts = await ctx.db.transaction((tx) =>
-        repo.upsertPurchases(tx, accountId, [...byOrder.values()], now),
-      )
+      const inserts = await ctx.db.transaction(async (tx) => {
+        // An overwrite without a timestamp keeps the stored purchase time, as PUT does. Looked up only for
+        // those (a history sync sends every order's time), so the import itself stays one statement.
+        const untimed = [...byOrder.entries()].filter(([, p]) => !p.transaction.timeGiven)
+        const stored = await repo.storedTimes(
+          tx,
+          accountId,
+          untimed.map(([, p]) => ({ shop: p.transaction.shop, orderId: p.transaction.orderId })),
+        )
+        for (const [key, p] of untimed) {
+          const at = stored.get(key)
+          if (at) p.transaction.occurredAt = at
+        }
+        return repo.upsertPurchases(tx, accountId, [...byOrder.values()], now)
+      })
       return { inserts }
     },
 

@@ -26,7 +26,16 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // Fastify's default of 10 s per plugin fails the start on a starved CPU (seen with @fastify/swagger-ui).
     pluginTimeout: 120_000,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
-    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
+    // allowUnionTypes: a type list (`type: ['number', 'string', 'null']`, purchase amounts) is valid JSON Schema;
+    // without it Ajv's strict mode logs a warning for each such schema at every start.
+    ajv: {
+      customOptions: {
+        allErrors: true,
+        coerceTypes: 'array',
+        removeAdditional: false,
+        allowUnionTypes: true,
+      },
+    },
     // Bad percent-encoding (400) and over-long path parameters (414) fail before routing, where no hook runs and
     // Fastify would answer in its own shape: write `{message}` here, as a Buffer so no charset is appended.
     frameworkErrors: (err, _req, reply) => {

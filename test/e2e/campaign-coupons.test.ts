@@ -5,11 +5,11 @@
  * no code goes to two people, and expired codes are never used.
  */
 import assert from 'node:assert/strict'
-import { generateKeyPairSync } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { sql } from 'drizzle-orm'
 import type { Db } from '../../src/core/db/client.js'
 import { queryOne, queryRows } from '../../src/core/db/sql.js'
+import { seedSendingList } from '../helpers/campaign-seed.js'
 import { testDbKind } from '../helpers/databases.js'
 import { freshInstallation, startServerProcess, type Installation } from '../helpers/processes.js'
 import { startSmtpSink } from '../helpers/smtp-sink.js'
@@ -18,21 +18,11 @@ const RECIPIENTS = 1500
 const EXPIRED = 300
 
 async function campaignWithCoupons(db: Db, accountId: number): Promise<{ campaign: number; folder: number }> {
-  const { privateKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'der' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  const listId = await seedSendingList(db, accountId, {
+    recipients: RECIPIENTS,
+    selector: 'coupons',
+    listName: 'Coupons',
   })
-  await db.execute(sql`INSERT INTO domains (account_id, name, type, valid, dkim_selector, dkim_private_key, dkim_public_key)
-    VALUES (${accountId}, 'shop.example', 'sending', true, 'coupons', ${privateKey}, 'unused')`)
-  const list = await queryOne<{ id: number }>(
-    db,
-    sql`INSERT INTO lists (account_id, name) VALUES (${accountId}, 'Coupons') RETURNING id`,
-  )
-  await db.execute(sql`INSERT INTO contacts (account_id, email, name)
-    SELECT ${accountId}, 'r' || g || '@example.cz', 'R' || g FROM generate_series(1, ${RECIPIENTS}) g`)
-  await db.execute(sql`INSERT INTO memberships (account_id, list_id, contact_id, status)
-    SELECT ${accountId}, ${list!.id}, id, 1 FROM contacts WHERE account_id = ${accountId}`)
   const folder = await queryOne<{ id: number }>(
     db,
     sql`INSERT INTO coupon_folders (account_id, name) VALUES (${accountId}, 'Spring') RETURNING id`,
@@ -48,7 +38,7 @@ async function campaignWithCoupons(db: Db, accountId: number): Promise<{ campaig
                                status, sent_at)
         VALUES (${accountId}, 'Coupons', ${`Code [*|COUPON:${folder!.id}|*]`}, 'Shop', 'news@shop.example', '',
                 ${`<p>Hello *|name|*, your code is *|COUPON:${folder!.id}|*</p>`},
-                ${JSON.stringify({ lists: [list!.id], segments: [] })}::jsonb, 1, now())
+                ${JSON.stringify({ lists: [listId], segments: [] })}::jsonb, 1, now())
         RETURNING id`,
   )
   return { campaign: campaign!.id, folder: folder!.id }

@@ -4,12 +4,12 @@
  * two workers sending one campaign on PostgreSQL both send part of it and never send a recipient twice.
  */
 import assert from 'node:assert/strict'
-import { generateKeyPairSync } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { sql } from 'drizzle-orm'
 import type { Db } from '../../src/core/db/client.js'
 import { queryOne } from '../../src/core/db/sql.js'
 import { SEND_BATCH } from '../../src/modules/campaigns/campaign-sender.js'
+import { seedSendingList } from '../helpers/campaign-seed.js'
 import { testDbKind } from '../helpers/databases.js'
 import { freshInstallation, startServerProcess, type Installation } from '../helpers/processes.js'
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js'
@@ -18,28 +18,18 @@ const RECIPIENTS = 2000
 
 /** An account with a verified sending domain, a list of RECIPIENTS subscribers and a campaign being sent. */
 async function campaignBeingSent(db: Db, accountId: number): Promise<number> {
-  const { privateKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'der' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  const listId = await seedSendingList(db, accountId, {
+    recipients: RECIPIENTS,
+    selector: 'crash',
+    listName: 'Crash',
   })
-  await db.execute(sql`INSERT INTO domains (account_id, name, type, valid, dkim_selector, dkim_private_key, dkim_public_key)
-    VALUES (${accountId}, 'shop.example', 'sending', true, 'crash', ${privateKey}, 'unused')`)
-  const list = await queryOne<{ id: number }>(
-    db,
-    sql`INSERT INTO lists (account_id, name) VALUES (${accountId}, 'Crash') RETURNING id`,
-  )
-  await db.execute(sql`INSERT INTO contacts (account_id, email, name)
-    SELECT ${accountId}, 'r' || g || '@example.cz', 'R' || g FROM generate_series(1, ${RECIPIENTS}) g`)
-  await db.execute(sql`INSERT INTO memberships (account_id, list_id, contact_id, status)
-    SELECT ${accountId}, ${list!.id}, id, 1 FROM contacts WHERE account_id = ${accountId}`)
   const campaign = await queryOne<{ id: number }>(
     db,
     sql`INSERT INTO campaigns (account_id, title, subject, from_name, from_email, reply_to, html_text, targets,
                                status, sent_at)
         VALUES (${accountId}, 'Crash', 'Hi *|name|*', 'Shop', 'news@shop.example', '',
                 '<p>Hello *|name|*, <a href="https://shop.example/">shop</a></p>',
-                ${JSON.stringify({ lists: [list!.id], segments: [] })}::jsonb, 1, now())
+                ${JSON.stringify({ lists: [listId], segments: [] })}::jsonb, 1, now())
         RETURNING id`,
   )
   return campaign!.id

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test'
 import { sql } from 'drizzle-orm'
 import type { Db } from '../../src/core/db/client.js'
 import { queryOne, queryRows } from '../../src/core/db/sql.js'
-import { seedSendingList } from '../helpers/campaign-seed.js'
+import { seedSendingList, workerEnvOf } from '../helpers/campaign-seed.js'
 import { testDbKind } from '../helpers/databases.js'
 import { freshInstallation, startServerProcess, type Installation } from '../helpers/processes.js'
 import { startSmtpSink } from '../helpers/smtp-sink.js'
@@ -50,12 +50,7 @@ async function waitUntil(cond: () => boolean, timeoutMs: number): Promise<void> 
 }
 
 const sink = await startSmtpSink()
-const workerEnv = (inst: Installation) => ({
-  ...inst.env,
-  SMTP_URL: sink.url,
-  SEND_LEASE_SECONDS: '2',
-  SEND_THREADS: '1',
-})
+const workerEnv = (inst: Installation) => workerEnvOf(inst, sink.url)
 
 describe('coupon codes drawn by worker processes', () => {
   it('every recipient gets its own unexpired code, the same in every copy, with workers killed and restarted', async () => {

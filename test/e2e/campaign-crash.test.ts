@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm'
 import type { Db } from '../../src/core/db/client.js'
 import { queryOne } from '../../src/core/db/sql.js'
 import { SEND_BATCH } from '../../src/modules/campaigns/campaign-sender.js'
-import { seedSendingList } from '../helpers/campaign-seed.js'
+import { seedSendingList, workerEnvOf } from '../helpers/campaign-seed.js'
 import { testDbKind } from '../helpers/databases.js'
 import { freshInstallation, startServerProcess, type Installation } from '../helpers/processes.js'
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js'
@@ -69,12 +69,7 @@ async function campaignState(inst: Installation, id: number) {
 }
 
 const sink = await startSmtpSink()
-const workerEnv = (inst: Installation) => ({
-  ...inst.env,
-  SMTP_URL: sink.url,
-  SEND_LEASE_SECONDS: '2',
-  SEND_THREADS: '1',
-})
+const workerEnv = (inst: Installation) => workerEnvOf(inst, sink.url)
 
 describe('campaign sending survives SIGKILL', () => {
   it('a worker killed at random points and restarted misses nobody; duplicates stay within the batch in flight', async () => {

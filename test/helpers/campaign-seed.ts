@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import type { Db } from '../../src/core/db/client.js'
 import { queryOne } from '../../src/core/db/sql.js'
+import type { Installation } from './processes.js'
 
 /**
  * What a worker-process test needs before it can send: a verified sending domain `shop.example` with a DKIM key
@@ -30,3 +31,14 @@ export async function seedSendingList(
     SELECT ${accountId}, ${list!.id}, id, 1 FROM contacts WHERE account_id = ${accountId}`)
   return list!.id
 }
+
+/**
+ * The environment of a worker process under test: the installation's, sending to `smtpUrl` with one signing thread
+ * and a 2 s lease, so a killed worker's batch is taken over quickly.
+ */
+export const workerEnvOf = (inst: Installation, smtpUrl: string) => ({
+  ...inst.env,
+  SMTP_URL: smtpUrl,
+  SEND_LEASE_SECONDS: '2',
+  SEND_THREADS: '1',
+})

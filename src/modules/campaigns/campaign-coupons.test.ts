@@ -11,7 +11,14 @@ import { startSmtpSink, type SinkMessage } from '../../../test/helpers/smtp-sink
 import { ManualClock } from '../../core/clock.js'
 import { queryRows } from '../../core/db/sql.js'
 import { startCampaignSender } from './campaign-sender.js'
-import { campaignRow, createCampaign, ledger, listWith, sendingDomain } from './campaign-send.test-helpers.js'
+import {
+  campaignRow,
+  createCampaign,
+  ledger,
+  listWith,
+  sendingDomain,
+  sendWithTwoSenders,
+} from './campaign-send.test-helpers.js'
 
 const people = (n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => ({ email: `${prefix}${i}@example.cz`, name: `N${i}` }))
@@ -191,14 +198,7 @@ describe('coupon codes in campaign mail', async () => {
     const list = await listWith(t, t.account, people(120, 'twin'))
     const id = await couponCampaign(list, folder)
     await t.req('POST', `/campaigns/${id}/send`)
-    const second = startCampaignSender(t.ctx, { loop: false, batchSize: 7 })
-    try {
-      for (let i = 0; i < 40 && (await campaignRow(t, id))?.status !== 3; i++) {
-        await Promise.all([sender.runOnce(), second.runOnce()])
-      }
-    } finally {
-      await second.stop()
-    }
+    await sendWithTwoSenders(t, sender, id)
     assert.equal((await campaignRow(t, id))?.status, 3)
     assert.equal(sink.messages.length, 120)
     const codes = sink.messages.map(codeOf)

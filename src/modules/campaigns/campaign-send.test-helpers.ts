@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm'
 import type { TestApp, TestAccount } from '../../../test/helpers/app.js'
 import { queryOne, queryRows } from '../../core/db/sql.js'
 import { addDomain, type TestDomain } from '../transactional/transactional.test-helpers.js'
+import { startCampaignSender, type CampaignSender } from './campaign-sender.js'
 
 export interface Person {
   email: string
@@ -96,4 +97,19 @@ export async function ledger(t: TestApp, id: number) {
     t.ctx.db,
     sql`SELECT id::int, email, status FROM messages WHERE campaign_id = ${id} ORDER BY id`,
   )
+}
+
+/**
+ * Runs `sender` and a second sender on the same database side by side (batches of 7, so they interleave) until
+ * campaign `id` is sent or 40 rounds have passed.
+ */
+export async function sendWithTwoSenders(t: TestApp, sender: CampaignSender, id: number): Promise<void> {
+  const second = startCampaignSender(t.ctx, { loop: false, batchSize: 7 })
+  try {
+    for (let i = 0; i < 40 && (await campaignRow(t, id))?.status !== 3; i++) {
+      await Promise.all([sender.runOnce(), second.runOnce()])
+    }
+  } finally {
+    await second.stop()
+  }
 }

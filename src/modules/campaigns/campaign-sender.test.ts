@@ -14,6 +14,7 @@ import {
   listWith,
   sendingDomain,
   shownError,
+  sendWithTwoSenders,
 } from './campaign-send.test-helpers.js'
 
 const people = (n: number, prefix = 'p') =>
@@ -114,14 +115,7 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     const many = await listWith(t, t.account, people(120, 'two'))
     const id = await createCampaign(t, t.account, [many])
     await t.req('POST', `/campaigns/${id}/send`)
-    const second = startCampaignSender(t.ctx, { loop: false, batchSize: 7 })
-    try {
-      for (let i = 0; i < 40 && (await campaignRow(t, id))?.status !== 3; i++) {
-        await Promise.all([sender.runOnce(), second.runOnce()])
-      }
-    } finally {
-      await second.stop()
-    }
+    await sendWithTwoSenders(t, sender, id)
     assert.equal((await campaignRow(t, id))?.status, 3)
     assert.equal(delivered().length, 120)
     assert.ok(unique(delivered()))

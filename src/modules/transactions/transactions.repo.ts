@@ -20,15 +20,8 @@ export interface TransactionRow {
   occurred_at: Date | string
 }
 
-export interface ItemRow {
-  transaction_id: number
-  code: string
-  title: string
-  category: string
-  price: string
-  amount: string
-  categories: string[]
-}
+/** A stored line: the values it was written with, and its order. */
+export type ItemRow = ItemValues & { transaction_id: number }
 
 const COLUMNS = sql.raw(`t.id, t.order_id, t.email, t.shop, t.amount::text AS amount, t.tax::text AS tax,
   t.shipping::text AS shipping, t.city, t.county, t.country, t.status, t.props, t.occurred_at`)

@@ -1,0 +1,67 @@
+import {
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  serial,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core'
+import { accounts } from '../accounts/accounts.table.js'
+
+export type FeedKind = 'product' | 'data'
+/** The format of the downloaded file: given at creation or detected at the first refresh. */
+export type FeedFormat = 'heureka' | 'google' | 'csv'
+export type FeedRefreshState = 'never' | 'queued' | 'refreshing' | 'ok' | 'failed'
+
+/** A shop's product catalogue (contract §8), downloaded from `url` on refresh. */
+export const feeds = pgTable(
+  'feeds',
+  {
+    id: serial('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    url: text('url').notNull(),
+    kind: text('kind').$type<FeedKind>().notNull().default('product'),
+    format: text('format').$type<FeedFormat>(),
+    state: text('state').$type<FeedRefreshState>().notNull().default('never'),
+    /** Why the last refresh failed (the previous products stay); null after a good one. */
+    error: text('error'),
+    itemCount: integer('item_count').notNull().default(0),
+    /** When a refresh was last asked for: a second one within the hour is refused (429). */
+    refreshRequestedAt: timestamp('refresh_requested_at', { withTimezone: true }),
+    refreshedAt: timestamp('refreshed_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('feeds_account_idx').on(t.accountId, t.id)],
+)
+
+/**
+ * The products of a feed's last good refresh; a refresh replaces them all in one transaction. Recommenders
+ * read title, url, image, price and categories from here and never offer a product that is not in it.
+ */
+export const feedProducts = pgTable(
+  'feed_products',
+  {
+    feedId: integer('feed_id')
+      .notNull()
+      .references(() => feeds.id, { onDelete: 'cascade' }),
+    /** The shop's product id (ITEM_ID / g:id / id column): what transaction items carry as `code`. */
+    productId: text('product_id').notNull(),
+    accountId: integer('account_id').notNull(),
+    title: text('title').notNull().default(''),
+    url: text('url').notNull().default(''),
+    image: text('image').notNull().default(''),
+    price: numeric('price'),
+    /** Category path segments, e.g. ["Electronics", "Phones"]. */
+    categories: jsonb('categories').$type<string[]>().notNull().default([]),
+    /** Everything else the feed said of the product, by element or column name. */
+    extra: jsonb('extra').$type<Record<string, string>>().notNull().default({}),
+  },
+  (t) => [primaryKey({ columns: [t.feedId, t.productId] })],
+)

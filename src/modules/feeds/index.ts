@@ -1,0 +1,1 @@
+export { feedProducts, feeds, type FeedFormat, type FeedKind } from './feeds.table.js'

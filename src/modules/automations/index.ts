@@ -1,0 +1,1 @@
+export { automationLog, automationRuns, type RunStatus } from './automations.table.js'

@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { pipelines } from './pipelines.table.js'
 import type { TriggerType } from './pipeline-graph.js'
@@ -49,4 +49,62 @@ export function activePipelinesFor(
 export async function insertPipeline(ex: Executor, p: NewPipeline): Promise<PipelineRow> {
   const [row] = await ex.insert(pipelines).values(p).returning()
   return row!
+}
+
+/** The account's pipelines, not deleted, oldest first. */
+export function listPipelines(ex: Executor, accountId: number): Promise<PipelineRow[]> {
+  return ex
+    .select()
+    .from(pipelines)
+    .where(and(eq(pipelines.accountId, accountId), isNull(pipelines.deletedAt)))
+    .orderBy(pipelines.id)
+}
+
+/** Which of `ids` are pipelines of the account, not deleted. */
+export async function ownPipelineIds(ex: Executor, accountId: number, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set()
+  const rows = await ex
+    .select({ id: pipelines.id })
+    .from(pipelines)
+    .where(and(eq(pipelines.accountId, accountId), inArray(pipelines.id, ids), isNull(pipelines.deletedAt)))
+  return new Set(rows.map((r) => r.id))
+}
+
+export type PipelineValues = Pick<
+  NewPipeline,
+  'name' | 'listId' | 'status' | 'trigger' | 'reentry' | 'start' | 'actions'
+>
+
+/**
+ * Side effect: replaces the pipeline's definition and bumps `version` in the same statement, so a run can
+ * always tell which graph it started on. Undefined when there is no such pipeline (or it is deleted).
+ */
+export async function updatePipeline(
+  ex: Executor,
+  accountId: number,
+  id: number,
+  values: PipelineValues,
+  now: Date,
+): Promise<PipelineRow | undefined> {
+  const [row] = await ex
+    .update(pipelines)
+    .set({ ...values, version: sql`${pipelines.version} + 1`, updatedAt: now })
+    .where(and(eq(pipelines.id, id), eq(pipelines.accountId, accountId), isNull(pipelines.deletedAt)))
+    .returning()
+  return row
+}
+
+/** Side effect: marks the pipeline deleted (its row stays for logs and statistics); false when absent. */
+export async function softDeletePipeline(
+  ex: Executor,
+  accountId: number,
+  id: number,
+  now: Date,
+): Promise<boolean> {
+  const rows = await ex
+    .update(pipelines)
+    .set({ deletedAt: now, updatedAt: now })
+    .where(and(eq(pipelines.id, id), eq(pipelines.accountId, accountId), isNull(pipelines.deletedAt)))
+    .returning({ id: pipelines.id })
+  return rows.length > 0
 }

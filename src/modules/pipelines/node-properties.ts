@@ -1,0 +1,208 @@
+import type { FieldErrorBag } from '../../core/http/errors.js'
+import { isValidEmail } from '../../core/http/email.js'
+import { parseOutboundUrl } from '../../core/net/outbound-url.js'
+import { parseCondition, walkCondition } from '../segments/index.js'
+import type { Condition, NodeType, PipelineNode, TimeUnit } from './pipeline-graph.js'
+import {
+  isObject,
+  join,
+  label,
+  oneOf,
+  optionalText,
+  positiveNumber,
+  requiredInteger,
+  requiredText,
+} from './validate-helpers.js'
+
+/** A reference to a record of the account, checked against the database once the whole graph is read. */
+export interface RefUse {
+  id: number
+  path: string
+}
+
+/** What the properties of every node refer to, for the checks that need the whole graph or the database. */
+export interface NodeRefs {
+  templates: RefUse[]
+  lists: RefUse[]
+  pipelines: RefUse[]
+  /** `opened`/`clicked` in conditions: must name a mail node of the same graph. */
+  mailNodes: { id: string; path: string }[]
+}
+
+export const emptyRefs = (): NodeRefs => ({ templates: [], lists: [], pipelines: [], mailNodes: [] })
+
+export const TIME_UNITS: readonly TimeUnit[] = ['seconds', 'minutes', 'hours', 'days']
+const MAX_SPLIT_VARIANTS = 20
+const MAX_SMS = 1600
+const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+
+type Props = Record<string, unknown>
+
+/** Longest wait per unit: ten years. Longer ones are mistakes, and due times stay far inside the date range. */
+const MAX_DURATION: Record<TimeUnit, number> = {
+  seconds: 3650 * 86400,
+  minutes: 3650 * 1440,
+  hours: 3650 * 24,
+  days: 3650,
+}
+
+/** `{value, unit}` read from `v` (a wait node's properties or a goal's timeout); errors under `path`. */
+function duration(bag: FieldErrorBag, v: Props, path: string) {
+  const unit = oneOf(bag, v.unit, join(path, 'unit'), TIME_UNITS)
+  const value = positiveNumber(bag, v.value, join(path, 'value'), MAX_DURATION[unit ?? 'seconds'])
+  return value === undefined || unit === undefined ? undefined : { value, unit }
+}
+
+function condition(bag: FieldErrorBag, refs: NodeRefs, v: unknown, path: string): Condition | undefined {
+  const r = parseCondition(v, path)
+  if (!r.ok) {
+    for (const [p, msgs] of Object.entries(r.errors)) for (const m of msgs) bag.add(p, m)
+    return undefined
+  }
+  walkCondition(r.condition, path, (c, at) => {
+    if ('opened' in c) refs.mailNodes.push({ id: c.opened, path: `${at}.opened` })
+    if ('clicked' in c) refs.mailNodes.push({ id: c.clicked, path: `${at}.clicked` })
+  })
+  return r.condition
+}
+
+/** Webhook headers: an object of string values (names and values bounded). */
+function headers(bag: FieldErrorBag, v: unknown, path: string): Record<string, string> | undefined {
+  if (v === undefined || v === null) return undefined
+  if (!isObject(v)) {
+    bag.add(path, 'The headers must be an object.')
+    return undefined
+  }
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(v)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/.test(name))
+      bag.add(join(path, name), 'The header name is invalid.')
+    else if (typeof value !== 'string' || value.length > 1000 || /[\r\n]/.test(value))
+      bag.add(join(path, name), 'The header value must be a string of one line.')
+    else out[name] = value
+  }
+  return out
+}
+
+/**
+ * The properties of one node as contract §6 lists them per type, normalised (trimmed text, numbers from
+ * numeric strings). Unknown extra keys are kept: editors store their own layout data there. `path` is the
+ * node's `properties` path. Returns undefined when something is wrong (reported in `bag`).
+ */
+export function parseProperties(
+  bag: FieldErrorBag,
+  refs: NodeRefs,
+  type: NodeType,
+  input: unknown,
+  path: string,
+): PipelineNode['properties'] | undefined {
+  // `[]` is how PHP encodes an empty map.
+  if (input === undefined || input === null || (Array.isArray(input) && input.length === 0)) input = {}
+  if (!isObject(input)) {
+    bag.add(path, 'The properties must be an object.')
+    return undefined
+  }
+  const before = Object.keys(bag.errors).length
+  const p: Props = { ...input }
+  // Every node has a name (api.md); an unnamed node is called by its type.
+  p.name =
+    input.name === undefined || input.name === null
+      ? type
+      : optionalText(bag, input.name, join(path, 'name'), 255)
+  const at = (key: string) => join(path, key)
+  switch (type) {
+    case 'mail': {
+      const template = requiredInteger(bag, input.template, at('template'))
+      if (template !== undefined) {
+        p.template = template
+        refs.templates.push({ id: template, path: at('template') })
+      }
+      for (const key of ['subject', 'from_name'] as const) optionalText(bag, input[key], at(key), 998)
+      const from = optionalText(bag, input.from_email, at('from_email'), 254)
+      if (from !== undefined && from !== '' && !isValidEmail(from))
+        bag.add(at('from_email'), 'The from_email must be a valid email address.')
+      break
+    }
+    case 'sms':
+      p.text = requiredText(bag, input.text, at('text'), MAX_SMS)
+      break
+    case 'wait':
+      Object.assign(p, duration(bag, input, path))
+      break
+    case 'check':
+      p.condition = condition(bag, refs, input.condition, at('condition'))
+      break
+    case 'split': {
+      const v = input.variants
+      if (!isObject(v) || Object.keys(v).length === 0) {
+        bag.add(at('variants'), 'The variants must be an object of at least one key and its weight.')
+        break
+      }
+      if (Object.keys(v).length > MAX_SPLIT_VARIANTS)
+        bag.add(at('variants'), `The variants must not have more than ${MAX_SPLIT_VARIANTS} items.`)
+      const variants: Record<string, number> = {}
+      for (const [key, weight] of Object.entries(v)) {
+        if (!/^[A-Za-z0-9_-]{1,50}$/.test(key))
+          bag.add(join(at('variants'), key), 'The variant key must be 1 to 50 letters, digits, _ or -.')
+        const w = positiveNumber(bag, weight, join(at('variants'), key), 1_000_000)
+        if (w !== undefined) variants[key] = w
+      }
+      p.variants = variants
+      break
+    }
+    case 'tag':
+    case 'untag':
+      p.tag = requiredText(bag, input.tag, at('tag'), 50)
+      break
+    case 'subscribe':
+    case 'unsubscribe': {
+      const listId = requiredInteger(bag, input.list_id, at('list_id'))
+      if (listId !== undefined) refs.lists.push({ id: listId, path: at('list_id') })
+      p.list_id = listId
+      break
+    }
+    case 'edit':
+      if (!isObject(input.fields) || Object.keys(input.fields).length === 0)
+        bag.add(at('fields'), 'The fields must be an object of at least one field.')
+      break
+    case 'webhook': {
+      const url = requiredText(bag, input.url, at('url'), 2048)
+      if (url !== undefined) {
+        // Only the form is checked here; where it points is judged at call time (outbound.ts), since DNS
+        // answers change.
+        const parsed = parseOutboundUrl(url)
+        if ('error' in parsed) bag.add(at('url'), `${parsed.error}.`)
+        p.url = url
+      }
+      if (input.method !== undefined && input.method !== null) {
+        const method = typeof input.method === 'string' ? input.method.toUpperCase() : input.method
+        p.method = oneOf(bag, method, at('method'), WEBHOOK_METHODS)
+      }
+      const h = headers(bag, input.headers, at('headers'))
+      if (h) p.headers = h
+      break
+    }
+    case 'trigger': {
+      const id = requiredInteger(bag, input.pipeline_id, at('pipeline_id'))
+      if (id !== undefined) refs.pipelines.push({ id, path: at('pipeline_id') })
+      p.pipeline_id = id
+      break
+    }
+    case 'goal':
+      p.condition = condition(bag, refs, input.condition, at('condition'))
+      if (input.timeout !== undefined && input.timeout !== null) {
+        if (isObject(input.timeout)) p.timeout = duration(bag, input.timeout, at('timeout'))
+        else bag.add(at('timeout'), 'The timeout must be an object with value and unit.')
+      }
+      break
+    case 'end':
+    case 'note':
+      break
+  }
+  return Object.keys(bag.errors).length === before ? (p as PipelineNode['properties']) : undefined
+}
+
+/** A goal with a timeout ends its wait on its own, so a cycle through it cannot spin. */
+export function isWaitingNode(type: NodeType, properties: Props): boolean {
+  return type === 'wait' || (type === 'goal' && isObject(properties.timeout))
+}

@@ -6,7 +6,6 @@ import type { Condition, NodeType, PipelineNode, TimeUnit } from './pipeline-gra
 import {
   isObject,
   join,
-  label,
   oneOf,
   optionalText,
   positiveNumber,

@@ -159,8 +159,14 @@ describe('pipelines routes', async () => {
       assert.equal(res.status, 404, `${method} ${path}`)
       assert.equal(typeof res.body.message, 'string')
     }
-    assert.ok(!(await t.req('GET', '/pipelines')).body.some((x: { id: number }) => x.id === id))
-    assert.ok(await findPipeline(t.ctx.db, t.account.id, id).then((r) => r === undefined))
+    assert.ok(
+      !(await t.req('GET', '/pipelines')).body.some((x: { id: number }) => x.id === id),
+      'expected: !(await t.req("GET", "/pipelines")).body.some((x: { id: number }) => x.id === id',
+    )
+    assert.ok(
+      await findPipeline(t.ctx.db, t.account.id, id).then((r) => r === undefined),
+      'expected: await findPipeline(t.ctx.db, t.account.id, id).then((r) => r === undefined)',
+    )
   })
 
   it("hides another account's pipelines and refuses its lists and templates", async () => {
@@ -253,7 +259,10 @@ describe('pipelines routes', async () => {
       const res = await t.req('POST', '/pipelines', { body })
       assert.equal(res.status, 422, JSON.stringify(res.body))
       assert.ok(res.body.errors[path], `expected ${path} in ${JSON.stringify(res.body.errors)}`)
-      assert.ok(res.body.errors[path].every((m: unknown) => typeof m === 'string'))
+      assert.ok(
+        res.body.errors[path].every((m: unknown) => typeof m === 'string'),
+        'expected: res.body.errors[path].every((m: unknown) => typeof m === "string")',
+      )
     })
   }
 
@@ -277,6 +286,9 @@ describe('pipelines routes', async () => {
   it('refuses a body that is not a pipeline at all', async () => {
     const res = await t.req('POST', '/pipelines', { body: {} })
     assert.equal(res.status, 422)
-    assert.ok(res.body.errors.name && res.body.errors.list_id && res.body.errors.actions)
+    assert.ok(
+      res.body.errors.name && res.body.errors.list_id && res.body.errors.actions,
+      'expected: res.body.errors.name && res.body.errors.list_id && res.body.errors.actions',
+    )
   })
 })

@@ -104,10 +104,8 @@ export function parseProperties(
   const before = Object.keys(bag.errors).length
   const p: Props = { ...input }
   // Every node has a name (api.md); an unnamed node is called by its type.
-  p.name =
-    input.name === undefined || input.name === null
-      ? type
-      : optionalText(bag, input.name, join(path, 'name'), 255)
+  const name = optionalText(bag, input.name, join(path, 'name'), 255)?.trim()
+  p.name = name || type
   const at = (key: string) => join(path, key)
   switch (type) {
     case 'mail': {

@@ -97,10 +97,12 @@ describe('checkPipelineShape', () => {
     const b = base()
     at(b, 'nt').properties = []
     at(b, 'end').properties = undefined
+    props(b, 't1').name = '  '
     const r = checkPipelineShape(b)
     assert.ok(r.ok, 'expected: r.ok')
     assert.equal(r.pipeline.actions.find((n) => n.id === 'nt')!.properties.name, 'note')
     assert.equal(r.pipeline.actions.find((n) => n.id === 'end')!.properties.name, 'end')
+    assert.equal(r.pipeline.actions.find((n) => n.id === 't1')!.properties.name, 'tag')
   })
 
   describe('top-level fields', () => {

@@ -283,6 +283,27 @@ describe('pipelines routes', async () => {
     assert.equal(res.body.actions[1].properties.value, 1)
   })
 
+  it('takes the shapes PHP clients send: [] for empty properties, numbers as strings', async () => {
+    const body = {
+      name: 'PHP',
+      list_id: String(listId),
+      actions: [
+        { id: 1, type: 'note', properties: [], next: ['2'] },
+        { id: '2', type: 'end', properties: [], next: [] },
+      ],
+    }
+    const res = await t.req('POST', '/pipelines', { body })
+    assert.equal(res.status, 200, JSON.stringify(res.body))
+    assert.equal(res.body.list_id, listId)
+    assert.equal(res.body.start, '1')
+    assert.deepEqual(res.body.actions[0], {
+      id: '1',
+      type: 'note',
+      properties: { name: 'note' },
+      next: ['2'],
+    })
+  })
+
   it('refuses a body that is not a pipeline at all', async () => {
     const res = await t.req('POST', '/pipelines', { body: {} })
     assert.equal(res.status, 422)

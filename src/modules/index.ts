@@ -1,5 +1,6 @@
 import type { ModuleDef } from './registry.js'
 import { accountsModule } from './accounts/index.js'
+import { automationsReadModule } from './automations/index.js'
 import { bouncesModule } from './bounces/index.js'
 import { campaignSources, campaignsModule } from './campaigns/index.js'
 import { confirmationModule } from './confirmation/index.js'
@@ -44,6 +45,7 @@ export const modules: ModuleDef[] = [
   campaignsModule,
   webhooksModule,
   pipelinesModule,
+  automationsReadModule,
 ]
 
 /** Every queue any module sends to, created when the job queue starts. */

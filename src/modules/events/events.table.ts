@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { bigint, bigserial, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
 
 export type EventType =
@@ -34,5 +35,9 @@ export const events = pgTable(
     index('events_campaign_idx').on(t.campaignId, t.event, t.occurredAt),
     // GET /campaigns/log and a campaign's log: newest first.
     index('events_account_time_idx').on(t.accountId, t.occurredAt),
+    // Automation statistics: a pipeline's opens, clicks and sends within a date range (automation mail only).
+    index('events_pipeline_idx')
+      .on(t.pipelineId, t.event, t.occurredAt)
+      .where(sql`${t.pipelineId} IS NOT NULL`),
   ],
 )

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import {
   bigserial,
   boolean,
@@ -65,5 +66,10 @@ export const messages = pgTable(
     index('messages_batch_idx').on(t.batchId),
     // GET /transactional/stats(/doi): an account's mail of one kind sent within a date range.
     index('messages_account_kind_sent_idx').on(t.accountId, t.kind, t.sentAt),
+    // Automation statistics: a pipeline's recipients in ledger order (stats-detail) and its clicked mail
+    // (conversions). Partial: campaign and transactional mail carry no pipeline.
+    index('messages_pipeline_idx')
+      .on(t.pipelineId, t.id)
+      .where(sql`${t.pipelineId} IS NOT NULL`),
   ],
 )

@@ -1,0 +1,2 @@
+CREATE INDEX "events_pipeline_idx" ON "events" USING btree ("pipeline_id","event","occurred_at") WHERE "events"."pipeline_id" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "messages_pipeline_idx" ON "messages" USING btree ("pipeline_id","id") WHERE "messages"."pipeline_id" IS NOT NULL;

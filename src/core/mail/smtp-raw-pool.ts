@@ -82,7 +82,11 @@ export function createRawSmtpPool(opts: RawPoolOptions) {
       } catch (err) {
         const e = err as { code?: string; responseCode?: number }
         const refusedOnly = (e.code === 'EENVELOPE' || e.code === 'EMESSAGE') && e.responseCode !== 421
-        if (refusedOnly && c.usable) c.reset().then(() => release(c), () => drop(c))
+        if (refusedOnly && c.usable)
+          c.reset().then(
+            () => release(c),
+            () => drop(c),
+          )
         else drop(c)
         throw err
       }

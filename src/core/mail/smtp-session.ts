@@ -51,7 +51,11 @@ interface Reply {
 
 export interface SmtpSession {
   /** Sends one message; resolves with the recipients the server took, rejects when none or the message was refused. */
-  send(from: string, to: readonly string[], message: Buffer): Promise<{ accepted: string[]; rejected: string[] }>
+  send(
+    from: string,
+    to: readonly string[],
+    message: Buffer,
+  ): Promise<{ accepted: string[]; rejected: string[] }>
   /** RSET: ends a transaction the server refused part of, so the session can take the next message. */
   reset(): Promise<void>
   /** Still open, and not in the middle of a broken exchange. */
@@ -175,7 +179,13 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
     const greet = async (): Promise<Set<string>> => {
       const name = opts.name ?? os.hostname()
       const ehlo = await command(`EHLO ${name}`)
-      if (ehlo.code === 250) return new Set(ehlo.text.split('\n').slice(1).map((l) => l.slice(4).toUpperCase()))
+      if (ehlo.code === 250)
+        return new Set(
+          ehlo.text
+            .split('\n')
+            .slice(1)
+            .map((l) => l.slice(4).toUpperCase()),
+        )
       const helo = await command(`HELO ${name}`)
       if (helo.code !== 250) throw new SmtpError('Invalid greeting', 'EPROTOCOL', helo.text, 'HELO')
       return new Set()
@@ -210,7 +220,9 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
         if (r.code === 334) r = await command(Buffer.from(auth.user).toString('base64'))
         if (r.code === 334) r = await command(Buffer.from(auth.pass).toString('base64'))
       } else {
-        r = await command(`AUTH PLAIN ${Buffer.from(`\u0000${auth.user}\u0000${auth.pass}`).toString('base64')}`)
+        r = await command(
+          `AUTH PLAIN ${Buffer.from(`\u0000${auth.user}\u0000${auth.pass}`).toString('base64')}`,
+        )
       }
       if (r.code !== 235) throw new SmtpError('Invalid login', 'EAUTH', r.text, 'AUTH')
     }

@@ -90,6 +90,27 @@ for (const pipelining of [true, false]) {
       )
     })
 
+    it('takes messages given all at once in order, the next envelope written behind each message', async () => {
+      const before = relay.received.length
+      const results = await Promise.allSettled(
+        Array.from({ length: 12 }, (_, n) =>
+          session.send(
+            'b@shop.example',
+            [n % 5 === 3 ? `refused@x.cz` : `q${n}@x.cz`],
+            Buffer.from(`${n % 7 === 5 ? 'X-Reject: yes\r\n' : ''}Subject: ${n}\r\n\r\n.${n}\r\n`),
+          ),
+        ),
+      )
+      const outcome = results.map((r, n) =>
+        r.status === 'fulfilled' ? `q${n}` : (r.reason as { responseCode: number }).responseCode,
+      )
+      assert.deepEqual(outcome, ['q0', 'q1', 'q2', 550, 'q4', 554, 'q6', 'q7', 550, 'q9', 'q10', 'q11'])
+      assert.deepEqual(
+        relay.received.slice(before).map((m) => [m.to[0], m.raw]),
+        [0, 1, 2, 4, 6, 7, 9, 10, 11].map((n) => [`q${n}@x.cz`, `Subject: ${n}\r\n\r\n.${n}\r\n`]),
+      )
+    })
+
     it('fails with the reply code when the sender, every recipient or the message is refused, and goes on', async () => {
       const before = relay.received.length
       const msg = Buffer.from('Subject: x\r\n\r\nx\r\n')
@@ -97,12 +118,10 @@ for (const pipelining of [true, false]) {
         code: 'EENVELOPE',
         responseCode: 553,
       })
-      await session.reset()
       await assert.rejects(session.send('b@shop.example', ['refused@x.cz'], msg), {
         code: 'EENVELOPE',
         responseCode: 550,
       })
-      await session.reset()
       await assert.rejects(
         session.send('b@shop.example', ['a@x.cz'], Buffer.from('X-Reject: yes\r\n\r\nx\r\n')),
         { code: 'EMESSAGE', responseCode: 554 },

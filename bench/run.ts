@@ -98,14 +98,16 @@ async function main(): Promise<void> {
         await dns.close()
       }
     }
-    // BENCH_CAMPAIGN_RECIPIENTS sizes the campaign (default 100,000). `campaign-send-coupons` sends the same
+    // BENCH_CAMPAIGN_RECIPIENTS (or BENCH_RECIPIENTS) sizes the campaign (default 100,000; 1,000,000 works). `campaign-send-coupons` sends the same
     // campaign with a COUPON tag (and as many codes) on a fresh server, beside the plain one (run first when
     // `campaign-send` was not asked for), and gives its rate as a share of the plain rate (bar ≥ 80 %).
     if (want('campaign-send') || want('campaign-send-coupons')) {
       const sink = await startPostfixSink()
       if (!sink) throw new Error('smtp-sink not found: apt-get install postfix (only its smtp-sink is used)')
       const dns = await startDnsServer({}, { autoClose: false })
-      const recipients = Number(process.env.BENCH_CAMPAIGN_RECIPIENTS ?? 100_000)
+      const recipients = Number(
+        process.env.BENCH_CAMPAIGN_RECIPIENTS ?? process.env.BENCH_RECIPIENTS ?? 100_000,
+      )
       const run = async (db: BenchDb, coupons: boolean) => {
         const server = await startServerProcess(db, pgUrl, { SMTP_URL: sink.url, DNS_SERVERS: dns.address })
         try {

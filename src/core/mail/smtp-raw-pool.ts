@@ -1,5 +1,8 @@
-import SMTPConnection from 'nodemailer/lib/smtp-connection/index.js'
 import type { Envelope, SendResult } from './mailer.js'
+import { NotSentError, openSmtpSession, type SmtpSession } from './smtp-session.js'
+
+/** Sessions a message may be handed to when the ones before ended before offering it. */
+const MAX_ATTEMPTS = 3
 
 export interface RawPoolOptions {
   host: string
@@ -8,128 +11,69 @@ export interface RawPoolOptions {
   auth?: { user: string; pass: string } | undefined
   rejectUnauthorized: boolean
   maxConnections: number
-  /** The host name given in EHLO; nodemailer's default (this machine's host name) when undefined. */
+  /** The host name given in EHLO; this machine's host name when undefined. */
   name?: string | undefined
 }
 
-/** What SMTPConnection.send answers; its types leave the recipient lists out. */
-interface SendInfo {
-  accepted?: (string | { address: string })[]
-  rejected?: (string | { address: string })[]
-}
-
-const asText = (list: SendInfo['accepted']) =>
-  (list ?? []).map((a) => (typeof a === 'string' ? a : a.address))
-
 /**
- * A pool of SMTP sessions for messages that are already built and signed (campaign mail). It speaks through
- * nodemailer's SMTPConnection (EHLO, STARTTLS, AUTH, PIPELINING, dot-stuffing, reply codes), but not
- * through its mailer: for a ready message that pipeline parses the message again, draws random boundaries
- * and runs it through several streams, about 0.5 ms of the main thread per message against 0.2 ms here
- * (measured, see README). Errors come back as SMTPConnection reports them (`responseCode`, `code`), so the
- * caller classifies them as it does for the mailer's. A session the server refused a message on is reset and
- * kept; one that failed any other way is dropped, and a later send opens a new one.
+ * A pool of SMTP sessions for messages that are already built and signed (campaign mail), over smtp-session.ts
+ * (EHLO, STARTTLS, AUTH, PIPELINING, dot-stuffing, reply codes) rather than nodemailer's mailer: for a ready
+ * message that pipeline parses the message again, draws random boundaries and runs it through several streams
+ * (measured, see README). Errors carry `responseCode`, `code` and `response` as nodemailer's do, so the caller
+ * classifies them as it does for the mailer's. Each session queues the messages given to it and writes the
+ * next one's envelope behind the message in hand; a message goes to the session with the shortest queue, a
+ * new one while there is room. A session the server refused a message on is reset and kept; one that failed
+ * any other way is dropped, its messages not yet offered go to another, and a later send opens a new one.
  */
 export function createRawSmtpPool(opts: RawPoolOptions) {
-  const idle: SMTPConnection[] = []
-  const waiting: { resolve: (c: SMTPConnection) => void; reject: (err: unknown) => void }[] = []
-  const open = new Set<SMTPConnection>()
-  let opening = 0
+  const sessions: SmtpSession[] = []
+  const connecting: Promise<SmtpSession>[] = []
   let closed = false
 
-  function connect(): Promise<SMTPConnection> {
-    opening++
-    return new Promise<SMTPConnection>((resolve, reject) => {
-      const c = new SMTPConnection({
-        host: opts.host,
-        port: opts.port,
-        secure: opts.secure,
-        name: opts.name,
-        tls: { rejectUnauthorized: opts.rejectUnauthorized },
+  function connect(): Promise<SmtpSession> {
+    const opening = openSmtpSession(opts).then((c) => {
+      sessions.push(c)
+      // A session that ends (the server's idle time-out, a broken connection) leaves the pool.
+      c.onEnd(() => {
+        const i = sessions.indexOf(c)
+        if (i >= 0) sessions.splice(i, 1)
       })
-      let settled = false
-      const fail = (err: Error) => {
-        open.delete(c)
-        if (!settled) {
-          settled = true
-          reject(err)
-        }
-      }
-      c.on('error', fail)
-      // A session the server ends (idle time-out) leaves the pool; the next send opens another.
-      c.on('end', () => {
-        open.delete(c)
-        const i = idle.indexOf(c)
-        if (i >= 0) idle.splice(i, 1)
-      })
-      c.connect((err?: Error) => {
-        if (err) return fail(err)
-        const ready = () => {
-          settled = true
-          open.add(c)
-          resolve(c)
-        }
-        if (!opts.auth) return ready()
-        c.login(opts.auth, (loginErr?: Error | null) => {
-          if (!loginErr) return ready()
-          c.close()
-          fail(loginErr)
-        })
-      })
-    }).finally(() => opening--)
+      return c
+    })
+    connecting.push(opening)
+    const done = () => connecting.splice(connecting.indexOf(opening), 1)
+    opening.then(done, done)
+    return opening
   }
 
-  function acquire(): Promise<SMTPConnection> {
-    const ready = idle.pop()
-    if (ready) return Promise.resolve(ready)
-    if (open.size + opening < opts.maxConnections) return connect()
-    return new Promise((resolve, reject) => waiting.push({ resolve, reject }))
-  }
-
-  /** Gives a session back (or, when it is no longer usable, its place in the pool) to the next waiter. */
-  function release(c: SMTPConnection): void {
-    const usable = !closed && open.has(c)
-    if (!usable) c.close()
-    const next = waiting.shift()
-    if (!next) {
-      if (usable) idle.push(c)
-    } else if (usable) next.resolve(c)
-    else if (closed) next.reject(new Error('the SMTP pool is closed'))
-    else connect().then(next.resolve, next.reject)
-  }
-
-  function drop(c: SMTPConnection): void {
-    open.delete(c)
-    release(c)
+  /** The session with the shortest queue; a new one while that queue is not empty and there is room. */
+  function pick(): Promise<SmtpSession> {
+    let best: SmtpSession | undefined
+    for (const c of sessions) if (c.usable && (!best || c.pending < best.pending)) best = c
+    if (best && best.pending === 0) return Promise.resolve(best)
+    if (sessions.length + connecting.length < opts.maxConnections) return connect()
+    if (best) return Promise.resolve(best)
+    return connecting[0] ?? connect()
   }
 
   return {
     async send(envelope: Envelope, raw: Buffer, messageId: string): Promise<SendResult> {
-      if (closed) throw new Error('the SMTP pool is closed')
-      const c = await acquire()
-      try {
-        // SMTPConnection keeps its working state on the envelope object: each send needs its own.
-        const info = await new Promise<SendInfo>((resolve, reject) =>
-          c.send({ from: envelope.from, to: [...envelope.to] }, raw, (err, result) =>
-            err ? reject(err) : resolve(result as SendInfo),
-          ),
-        )
-        release(c)
-        return { messageId, accepted: asText(info.accepted), rejected: asText(info.rejected) }
-      } catch (err) {
-        const e = err as { code?: string; responseCode?: number }
-        const refusedOnly = (e.code === 'EENVELOPE' || e.code === 'EMESSAGE') && e.responseCode !== 421
-        if (refusedOnly && open.has(c)) c.reset((resetErr) => (resetErr ? drop(c) : release(c)))
-        else drop(c)
-        throw err
+      // A message a session never offered (it ended first) goes out over another, a bounded number of times.
+      for (let attempt = 1; ; attempt++) {
+        if (closed) throw new Error('the SMTP pool is closed')
+        const c = await pick()
+        try {
+          const info = await c.send(envelope.from, envelope.to, raw)
+          return { messageId, accepted: info.accepted, rejected: info.rejected }
+        } catch (err) {
+          if (err instanceof NotSentError && attempt < MAX_ATTEMPTS) continue
+          throw err instanceof NotSentError ? (err.reason ?? err) : err
+        }
       }
     },
     async close(): Promise<void> {
       closed = true
-      for (const w of waiting.splice(0)) w.reject(new Error('the SMTP pool is closed'))
-      for (const c of [...open]) c.quit()
-      open.clear()
-      idle.length = 0
+      for (const c of sessions.splice(0)) c.quit()
     },
   }
 }

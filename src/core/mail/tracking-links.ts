@@ -8,8 +8,29 @@ export interface LinkCtx {
   linkSecret: string
 }
 
+export type TrackingLinks = ReturnType<typeof makeTrackingLinks>
+
+/**
+ * The link makers of the last few (public URL, secret) pairs: campaign mail asks for them once or twice per
+ * message, and making them anew (seven closures) showed in the signing threads' profile.
+ */
+const recent = new Map<string, TrackingLinks>()
+const RECENT_MAX = 8
+
 /** Signed links in mail; each purpose has its own signature so one link kind cannot stand in for another. */
-export function trackingLinks(ctx: LinkCtx) {
+export function trackingLinks(ctx: LinkCtx): TrackingLinks {
+  const key = `${ctx.config.publicUrl}\n${ctx.linkSecret}`
+  let links = recent.get(key)
+  if (!links) {
+    links = makeTrackingLinks(ctx.config.publicUrl, ctx.linkSecret)
+    if (recent.size >= RECENT_MAX) recent.delete(recent.keys().next().value!)
+    recent.set(key, links)
+  }
+  return links
+}
+
+function makeTrackingLinks(publicUrl: string, linkSecret: string) {
+  const ctx = { config: { publicUrl }, linkSecret }
   const base = ctx.config.publicUrl
   const s = (purpose: string, payload: string) => signToken(ctx.linkSecret, purpose, payload)
   return {

@@ -7,6 +7,9 @@ export interface CampaignSigner {
   close(): Promise<void>
 }
 
+/** Young generation of a signing thread: 50 messages of a chunk in flight are well under 1 MB. */
+const SIGN_THREAD_YOUNG_MB = 8
+
 export function createCampaignSigner(threads: number): CampaignSigner {
   if (threads <= 0) return { sign: async (task) => signCampaignMail(task), close: async () => undefined }
   const filename = new URL('./campaign-sign.worker.ts', import.meta.url).href
@@ -17,6 +20,9 @@ export function createCampaignSigner(threads: number): CampaignSigner {
     // The worker file is TypeScript: threads load it through tsx, however the main thread was started.
     execArgv: ['--import', 'tsx'],
     idleTimeout: 60_000,
+    // Each message is garbage a moment after it is signed: a small young generation is swept often and
+    // cheaply, where V8's default lets each thread's grow by tens of MB under a big campaign (issue 11: RSS).
+    resourceLimits: { maxYoungGenerationSizeMb: SIGN_THREAD_YOUNG_MB },
   })
   return {
     sign: (task) => pool.run(task),

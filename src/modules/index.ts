@@ -6,6 +6,7 @@ import { confirmationModule } from './confirmation/index.js'
 import { couponsModule } from './coupons/index.js'
 import { domainsModule } from './domains/index.js'
 import { eventsModule } from './events/index.js'
+import { feedsModule } from './feeds/index.js'
 import { createListsModule } from './lists/index.js'
 import { searchModule } from './search/index.js'
 import { createSegmentService, segmentsModule } from './segments/index.js'
@@ -42,6 +43,7 @@ export const modules: ModuleDef[] = [
   segmentsModule,
   campaignsModule,
   webhooksModule,
+  feedsModule,
 ]
 
 /** Every queue any module sends to, created when the job queue starts. */

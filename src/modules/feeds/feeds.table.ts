@@ -65,3 +65,27 @@ export const feedProducts = pgTable(
   },
   (t) => [primaryKey({ columns: [t.feedId, t.productId] })],
 )
+
+/**
+ * Where a refresh puts the products it reads, a batch at a time, before one short transaction swaps them
+ * into feed_products. The download never holds a transaction open (on the embedded database that would stall
+ * every other statement for as long as the feed's server takes), and a failed refresh leaves feed_products
+ * as it was. A refresh clears its feed's rows first, so rows a crashed worker left behind go then.
+ */
+export const feedProductsStaging = pgTable(
+  'feed_products_staging',
+  {
+    feedId: integer('feed_id')
+      .notNull()
+      .references(() => feeds.id, { onDelete: 'cascade' }),
+    productId: text('product_id').notNull(),
+    accountId: integer('account_id').notNull(),
+    title: text('title').notNull().default(''),
+    url: text('url').notNull().default(''),
+    image: text('image').notNull().default(''),
+    price: numeric('price'),
+    categories: jsonb('categories').$type<string[]>().notNull().default([]),
+    extra: jsonb('extra').$type<Record<string, string>>().notNull().default({}),
+  },
+  (t) => [primaryKey({ columns: [t.feedId, t.productId] })],
+)

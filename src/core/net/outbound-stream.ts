@@ -1,6 +1,6 @@
 import http from 'node:http'
 import https from 'node:https'
-import { Transform, pipeline, type Readable } from 'node:stream'
+import { Transform, type Readable } from 'node:stream'
 import { checkedLookup, OutboundError, systemResolver, type OutboundHttpOptions } from './outbound.js'
 import { forbiddenHostReason, parseOutboundUrl } from './outbound-url.js'
 
@@ -89,16 +89,18 @@ export function createOutboundStreamer(opts: OutboundHttpOptions): OutboundStrea
             },
           })
           body = limiter
-          pipeline(res, limiter, (err) => {
-            if (!err) return clearTimeout(timer)
-            fail(
-              err instanceof OutboundError
-                ? err
-                : new OutboundError('network', 'the connection failed mid-answer'),
-            )
-          })
+          // pipe, not pipeline: pipeline would hand the consumer the socket's raw error first; here every
+          // failure reaches the body as an OutboundError.
+          res.pipe(limiter)
+          const dropped = () => fail(new OutboundError('network', 'the connection closed mid-answer'))
+          res.on('error', dropped)
           res.on('close', () => {
-            if (!res.complete) fail(new OutboundError('network', 'the connection closed mid-answer'))
+            if (!res.complete) dropped()
+          })
+          res.on('end', () => clearTimeout(timer))
+          limiter.on('error', () => {
+            clearTimeout(timer)
+            req.destroy()
           })
           answered = true
           resolve({

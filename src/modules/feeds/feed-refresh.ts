@@ -82,7 +82,11 @@ export async function runFeedRefresh(
       pending = new Map()
       await repo.stageProducts(ctx.db, feedId, feed.account_id, batch)
     }
-    for await (const batch of parseFeed(res.body, feed.format, (f) => (detected = f))) {
+    for await (const batch of parseFeed(
+      res.body,
+      feed.format_detected ? null : feed.format,
+      (f) => (detected = f),
+    )) {
       for (const p of batch) {
         if (++seen >= FEED_ITEM_LIMIT)
           throw new RefreshFailure(

@@ -114,9 +114,14 @@ export async function streamHeureka(res: http.ServerResponse, n: number): Promis
     for (let j = i; j < Math.min(n, i + PER_WRITE); j++)
       chunk += heurekaItem({ id: `P${j}`, title: `Product ${j}`, price: `${(j % 1000) + 0.5}` })
     if (!res.write(chunk))
-      await new Promise((resolve) => {
-        res.once('drain', resolve)
-        res.once('close', resolve)
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done)
+          res.off('close', done)
+          resolve()
+        }
+        res.on('drain', done)
+        res.on('close', done)
       })
   }
   res.end('</SHOP>\n')

@@ -67,10 +67,17 @@ function dialectOf(root: string): Dialect {
   }
 }
 
+const usedSets = new WeakMap<FieldNames, ReadonlySet<string>>()
+/** The field names a dialect maps to product columns (the rest goes to `extra`), computed once. */
+function usedBy(names: FieldNames): ReadonlySet<string> {
+  let used = usedSets.get(names)
+  if (!used) usedSets.set(names, (used = new Set(Object.values(names).flat())))
+  return used
+}
+
 export function productOf(fields: Map<string, string>, names: FieldNames): FeedProduct | undefined {
   const id = firstOf(fields, names.id)
   if (!id) return undefined
-  const used = new Set(Object.values(names).flat())
   return {
     id,
     title: firstOf(fields, names.title),
@@ -78,7 +85,7 @@ export function productOf(fields: Map<string, string>, names: FieldNames): FeedP
     image: firstOf(fields, names.image),
     price: parsePrice(firstOf(fields, names.price)),
     categories: splitCategories(firstOf(fields, names.categories)),
-    extra: extraOf(fields, used),
+    extra: extraOf(fields, usedBy(names)),
   }
 }
 

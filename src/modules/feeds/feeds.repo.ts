@@ -12,6 +12,7 @@ export interface FeedRow {
   url: string
   kind: FeedKind
   format: FeedFormat | null
+  format_detected: boolean
   state: FeedRefreshState
   error: string | null
   item_count: number
@@ -33,7 +34,8 @@ export interface FeedProductRow {
 /** A timestamp parameter, as the other repos pass them (text cast on the server: same on both drivers). */
 const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`
 
-const FEED_COLUMNS = sql.raw(`id, account_id, name, url, kind, format, state, error, item_count,
+const FEED_COLUMNS =
+  sql.raw(`id, account_id, name, url, kind, format, format_detected, state, error, item_count,
   refresh_requested_at, refreshed_at, created_at`)
 
 /** PGlite hands timestamps back as Date, node-postgres too; this keeps both honest if either changes. */
@@ -178,7 +180,8 @@ export async function swapInStaged(
   const count = Number(moved?.n ?? 0)
   await clearStaging(tx, feedId)
   await tx.execute(sql`UPDATE feeds SET state = 'ok', error = NULL, item_count = ${count},
-      refreshed_at = ${ts(now)}, updated_at = ${ts(now)}, format = coalesce(format, ${format}::text)
+      refreshed_at = ${ts(now)}, updated_at = ${ts(now)}, format = CASE WHEN format IS NULL OR format_detected THEN coalesce(${format}::text, format) ELSE format END,
+      format_detected = (format IS NULL OR format_detected)
     WHERE id = ${feedId}`)
   return count
 }

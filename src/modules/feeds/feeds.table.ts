@@ -1,4 +1,5 @@
 import {
+  boolean,
   index,
   integer,
   jsonb,
@@ -28,6 +29,11 @@ export const feeds = pgTable(
     url: text('url').notNull(),
     kind: text('kind').$type<FeedKind>().notNull().default('product'),
     format: text('format').$type<FeedFormat>(),
+    /**
+     * True when `format` was detected by a refresh rather than given: later refreshes detect again (a shop may
+     * change its export), while a given format is always the one read.
+     */
+    formatDetected: boolean('format_detected').notNull().default(false),
     state: text('state').$type<FeedRefreshState>().notNull().default('never'),
     /** Why the last refresh failed (the previous products stay); null after a good one. */
     error: text('error'),

@@ -11,4 +11,5 @@ CREATE TABLE "feed_products_staging" (
 	CONSTRAINT "feed_products_staging_feed_id_product_id_pk" PRIMARY KEY("feed_id","product_id")
 );
 --> statement-breakpoint
+ALTER TABLE "feeds" ADD COLUMN "format_detected" boolean DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE "feed_products_staging" ADD CONSTRAINT "feed_products_staging_feed_id_feeds_id_fk" FOREIGN KEY ("feed_id") REFERENCES "public"."feeds"("id") ON DELETE cascade ON UPDATE no action;

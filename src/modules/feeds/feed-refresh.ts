@@ -107,11 +107,11 @@ export async function runFeedRefresh(
       ctx.log.error({ err, feedId }, 'feed refresh failed')
       reason = 'The refresh failed on the server; ask for another one later'
     }
-    res?.close()
+    res?.close() // before the database work below: the feed's server need not wait for it
     await repo.clearStaging(ctx.db, feedId).catch(() => undefined)
     await repo.markFailed(ctx.db, feedId, reason, ctx.clock.now())
     return 'failed'
   } finally {
-    res?.close()
+    res?.close() // idempotent: stops the timer and drops a connection not read to its end
   }
 }

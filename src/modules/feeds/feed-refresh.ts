@@ -6,6 +6,7 @@ import {
   type StreamResponse,
 } from '../../core/net/outbound-stream.js'
 import { FeedParseError, type FeedProduct } from './feed-product.js'
+import { gunzipIfCompressed } from './feed-gunzip.js'
 import { parseFeed } from './feed-parse.js'
 import type { FeedFormat } from './feeds.table.js'
 import * as repo from './feeds.repo.js'
@@ -83,7 +84,7 @@ export async function runFeedRefresh(
       await repo.stageProducts(ctx.db, feedId, feed.account_id, batch)
     }
     for await (const batch of parseFeed(
-      res.body,
+      gunzipIfCompressed(res.body, ctx.config.feedMaxBytes),
       feed.format_detected ? null : feed.format,
       (f) => (detected = f),
     )) {

@@ -1,4 +1,6 @@
+import http from 'node:http'
 import { describe, it } from 'node:test'
+import { gzipSync } from 'node:zlib'
 import assert from 'node:assert/strict'
 import { sql } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
@@ -16,6 +18,10 @@ import {
 } from './feed-server.test-helpers.js'
 
 const server = await startFeedServer()
+/** A body served gzipped as a file (`feed.xml.gz`), not as a content encoding. */
+const gzipped = (body: string) => (res: http.ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'application/gzip' }).end(gzipSync(body))
+}
 const items = (n: number, prefix = 'P'): TestItem[] =>
   Array.from({ length: n }, (_, i) => ({
     id: `${prefix}${i}`,
@@ -62,6 +68,7 @@ describe('feed refresh', async () => {
       ['google', { body: googleAtom(items(3)) }],
       ['csv', { type: 'text/csv', body: csvFeed(items(3), ';') }],
       ['csv', { type: 'text/csv', body: csvFeed(items(3), ',') }],
+      ['heureka', gzipped(heurekaFeed(items(3)))],
     ] as const
     for (const [format, answer] of bodies) {
       for (const given of [undefined, format]) {
@@ -125,6 +132,17 @@ describe('feed refresh', async () => {
         },
         /did not finish within 0.3 seconds/,
         { feedTimeoutSeconds: 0.3 },
+      ],
+      [
+        'gzip inflating past the limit',
+        gzipped(heurekaFeed(items(200))),
+        /larger than the 10000 bytes allowed/,
+        { feedMaxBytes: 10_000 },
+      ],
+      [
+        'broken gzip',
+        (res) => res.writeHead(200).end(Buffer.concat([gzipSync(heurekaFeed(items(50))).subarray(0, 200)])),
+        /not valid gzip/,
       ],
       [
         'loopback address without ALLOW_PRIVATE_NETWORK',

@@ -16,6 +16,7 @@ import { benchCampaignStats } from './campaign-stats.bench.js'
 import { benchTracking } from './tracking.bench.js'
 import { benchCampaignSend } from './campaign-send.bench.js'
 import { benchTransactions } from './transactions.bench.js'
+import { benchFeedRefresh } from './feeds.bench.js'
 import { startPostfixSink } from './lib/smtp-sink.js'
 import { measureRsaCeiling, shareOf } from './lib/rsa-ceiling.js'
 import { startDnsServer } from '../test/helpers/dns-server.js'
@@ -162,6 +163,19 @@ async function main(): Promise<void> {
         const server = await startServerProcess(db, pgUrl)
         try {
           results[`transactions.${db}`] = await benchTransactions(server, total)
+        } finally {
+          await server.stop()
+        }
+      }
+    }
+    // BENCH_FEED_ITEMS products (default 49,999: the most a feed may hold) in one Heureka XML file.
+    if (want('feed-refresh')) {
+      const items = Number(process.env.BENCH_FEED_ITEMS ?? 49_999)
+      for (const db of benchDbs) {
+        if (db === 'postgres' && !pgUrl) continue
+        const server = await startServerProcess(db, pgUrl, { ALLOW_PRIVATE_NETWORK: '1' })
+        try {
+          results[`feed-refresh.${db}`] = await benchFeedRefresh(server, items)
         } finally {
           await server.stop()
         }

@@ -28,6 +28,10 @@ export interface Config {
   sendLeaseSeconds: number
   /** Concurrent connections to the SMTP relay. */
   smtpConnections: number
+  /** Largest product feed download; a bigger one fails the refresh and keeps the previous products. */
+  feedMaxBytes: number
+  /** Time for a whole feed download (connect, answer, parse); seconds, fractions allowed in tests. */
+  feedTimeoutSeconds: number
 }
 
 export class ConfigError extends Error {}
@@ -112,5 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     sendThreads: int(env, 'SEND_THREADS', 2),
     sendLeaseSeconds: int(env, 'SEND_LEASE_SECONDS', 60, 1),
     smtpConnections: int(env, 'SMTP_CONNECTIONS', 10, 1),
+    feedMaxBytes: int(env, 'FEED_MAX_BYTES', 200 * 1024 * 1024, 1024),
+    feedTimeoutSeconds: int(env, 'FEED_TIMEOUT_SECONDS', 300, 1),
   }
 }

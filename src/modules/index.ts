@@ -7,6 +7,7 @@ import { confirmationModule } from './confirmation/index.js'
 import { couponsModule } from './coupons/index.js'
 import { domainsModule } from './domains/index.js'
 import { eventsModule } from './events/index.js'
+import { feedsModule } from './feeds/index.js'
 import { createListsModule } from './lists/index.js'
 import { pipelinesModule } from './pipelines/index.js'
 import { searchModule } from './search/index.js'
@@ -46,6 +47,7 @@ export const modules: ModuleDef[] = [
   webhooksModule,
   pipelinesModule,
   automationsReadModule,
+  feedsModule,
 ]
 
 /** Every queue any module sends to, created when the job queue starts. */

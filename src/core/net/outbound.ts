@@ -50,7 +50,14 @@ export interface OutboundResponse {
   truncated: boolean
 }
 
-export type OutboundErrorCode = 'invalid_url' | 'forbidden_address' | 'timeout' | 'network' | 'aborted'
+export type OutboundErrorCode =
+  | 'invalid_url'
+  | 'forbidden_address'
+  | 'timeout'
+  | 'network'
+  | 'aborted'
+  /** Only from a streamed download (outbound-stream.ts): the body grew past its limit. */
+  | 'too_large'
 
 /** Every failure of an outbound request; the message names no URL, header or body, so it can be logged. */
 export class OutboundError extends Error {

@@ -1,4 +1,5 @@
 import {
+  boolean,
   index,
   integer,
   jsonb,
@@ -28,6 +29,11 @@ export const feeds = pgTable(
     url: text('url').notNull(),
     kind: text('kind').$type<FeedKind>().notNull().default('product'),
     format: text('format').$type<FeedFormat>(),
+    /**
+     * True when `format` was detected by a refresh rather than given: later refreshes detect again (a shop may
+     * change its export), while a given format is always the one read.
+     */
+    formatDetected: boolean('format_detected').notNull().default(false),
     state: text('state').$type<FeedRefreshState>().notNull().default('never'),
     /** Why the last refresh failed (the previous products stay); null after a good one. */
     error: text('error'),
@@ -61,6 +67,30 @@ export const feedProducts = pgTable(
     /** Category path segments, e.g. ["Electronics", "Phones"]. */
     categories: jsonb('categories').$type<string[]>().notNull().default([]),
     /** Everything else the feed said of the product, by element or column name. */
+    extra: jsonb('extra').$type<Record<string, string>>().notNull().default({}),
+  },
+  (t) => [primaryKey({ columns: [t.feedId, t.productId] })],
+)
+
+/**
+ * Where a refresh puts the products it reads, a batch at a time, before one short transaction swaps them
+ * into feed_products. The download never holds a transaction open (on the embedded database that would stall
+ * every other statement for as long as the feed's server takes), and a failed refresh leaves feed_products
+ * as it was. A refresh clears its feed's rows first, so rows a crashed worker left behind go then.
+ */
+export const feedProductsStaging = pgTable(
+  'feed_products_staging',
+  {
+    feedId: integer('feed_id')
+      .notNull()
+      .references(() => feeds.id, { onDelete: 'cascade' }),
+    productId: text('product_id').notNull(),
+    accountId: integer('account_id').notNull(),
+    title: text('title').notNull().default(''),
+    url: text('url').notNull().default(''),
+    image: text('image').notNull().default(''),
+    price: numeric('price'),
+    categories: jsonb('categories').$type<string[]>().notNull().default([]),
     extra: jsonb('extra').$type<Record<string, string>>().notNull().default({}),
   },
   (t) => [primaryKey({ columns: [t.feedId, t.productId] })],

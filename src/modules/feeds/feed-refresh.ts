@@ -1,0 +1,118 @@
+import type { AppContext } from '../../core/context.js'
+import { OutboundError } from '../../core/net/outbound.js'
+import {
+  createOutboundStreamer,
+  type OutboundStreamer,
+  type StreamResponse,
+} from '../../core/net/outbound-stream.js'
+import { FeedParseError, type FeedProduct } from './feed-product.js'
+import { gunzipIfCompressed } from './feed-gunzip.js'
+import { parseFeed } from './feed-parse.js'
+import type { FeedFormat } from './feeds.table.js'
+import * as repo from './feeds.repo.js'
+
+/** api.md Limits: only feeds with fewer than 50,000 items can be refreshed. */
+export const FEED_ITEM_LIMIT = 50_000
+/** Products staged per statement. */
+const STAGE_BATCH = 1000
+
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'log'>
+
+/** A refresh that cannot go on, with the reason the feed will show. */
+class RefreshFailure extends Error {}
+
+export function createFeedStreamer(ctx: Pick<AppContext, 'config'>): OutboundStreamer {
+  return createOutboundStreamer({
+    allowPrivateNetwork: ctx.config.allowPrivateNetwork,
+    userAgent: 'Tidings feed',
+  })
+}
+
+/** The reason shown on the feed: never a stack, never the URL (the customer knows it). */
+function reasonOf(err: unknown, ctx: Ctx): string | undefined {
+  if (err instanceof RefreshFailure || err instanceof FeedParseError) return err.message
+  if (err instanceof OutboundError) {
+    switch (err.code) {
+      case 'timeout':
+        return `The download did not finish within ${ctx.config.feedTimeoutSeconds} seconds`
+      case 'too_large':
+        return `The feed is larger than the ${ctx.config.feedMaxBytes} bytes allowed`
+      case 'forbidden_address':
+        return 'The feed URL points to a private, loopback or link-local address'
+      case 'invalid_url':
+        return err.message
+      default:
+        return `The download failed: ${err.message}`
+    }
+  }
+  return undefined
+}
+
+/**
+ * Downloads and reads a queued feed, and replaces its products when the whole file was good: the products
+ * are staged in batches as they are parsed (memory holds one batch), then swapped in by one transaction.
+ * A failed download, a malformed file, 50,000 items or more, or a file without products leaves the previous
+ * products in place and puts the reason on the feed (state `failed`). Never throws for a feed's fault.
+ */
+export async function runFeedRefresh(
+  ctx: Ctx,
+  feedId: number,
+  streamer: OutboundStreamer = createFeedStreamer(ctx),
+): Promise<'ok' | 'failed' | 'skipped'> {
+  const feed = await repo.claimRefresh(ctx.db, feedId, ctx.clock.now())
+  if (!feed) return 'skipped'
+  let res: StreamResponse | undefined
+  try {
+    await repo.clearStaging(ctx.db, feedId)
+    res = await streamer.open({
+      url: feed.url,
+      timeoutMs: Math.round(ctx.config.feedTimeoutSeconds * 1000),
+      maxBytes: ctx.config.feedMaxBytes,
+      headers: { accept: 'application/xml, text/xml, application/rss+xml, text/csv, */*;q=0.5' },
+    })
+    if (res.status < 200 || res.status >= 300) {
+      const redirect = res.status >= 300 && res.status < 400 ? ' (redirects are not followed)' : ''
+      throw new RefreshFailure(`The feed URL answered HTTP ${res.status}${redirect}`)
+    }
+    let detected: FeedFormat | null = null
+    let seen = 0
+    let pending = new Map<string, FeedProduct>()
+    const flush = async () => {
+      if (pending.size === 0) return
+      const batch = [...pending.values()]
+      pending = new Map()
+      await repo.stageProducts(ctx.db, feedId, feed.account_id, batch)
+    }
+    for await (const batch of parseFeed(
+      gunzipIfCompressed(res.body, ctx.config.feedMaxBytes),
+      feed.format_detected ? null : feed.format,
+      (f) => (detected = f),
+    )) {
+      for (const p of batch) {
+        if (++seen >= FEED_ITEM_LIMIT)
+          throw new RefreshFailure(
+            `The feed has ${FEED_ITEM_LIMIT} items or more; only feeds with fewer than ${FEED_ITEM_LIMIT} items can be refreshed`,
+          )
+        pending.set(p.id, p)
+      }
+      if (pending.size >= STAGE_BATCH) await flush()
+    }
+    await flush()
+    if (seen === 0) throw new RefreshFailure('The feed holds no products (none with an id)')
+    const count = await ctx.db.transaction((tx) => repo.swapInStaged(tx, feedId, detected, ctx.clock.now()))
+    ctx.log.info({ feedId, items: seen, products: count }, 'feed refreshed')
+    return 'ok'
+  } catch (err) {
+    let reason = reasonOf(err, ctx)
+    if (reason === undefined) {
+      ctx.log.error({ err, feedId }, 'feed refresh failed')
+      reason = 'The refresh failed on the server; ask for another one later'
+    }
+    res?.close() // before the database work below: the feed's server need not wait for it
+    await repo.clearStaging(ctx.db, feedId).catch(() => undefined)
+    await repo.markFailed(ctx.db, feedId, reason, ctx.clock.now())
+    return 'failed'
+  } finally {
+    res?.close() // idempotent: stops the timer and drops a connection not read to its end
+  }
+}

@@ -1,0 +1,166 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { sql } from 'drizzle-orm'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { ManualClock } from '../../core/clock.js'
+import { queryOne } from '../../core/db/sql.js'
+import { heurekaFeed, startFeedServer } from './feed-server.test-helpers.js'
+
+const server = await startFeedServer()
+server.serve('/shop.xml', {
+  body: heurekaFeed(
+    Array.from({ length: 25 }, (_, i) => ({ id: `P${String(i).padStart(2, '0')}`, title: `Product ${i}` })),
+  ),
+})
+
+describe('feed routes', async () => {
+  const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'))
+  // The worker runs: one test follows a refresh through the job queue, as a client would see it.
+  const t = await startTestApp({ clock, config: { allowPrivateNetwork: true } })
+
+  const create = async (over: Record<string, unknown> = {}, key = t.account.key) =>
+    t.req('POST', '/feeds', { key, body: { name: 'Shop', url: server.url('/shop.xml'), ...over } })
+
+  /** Polls the feed until its refresh has ended; bounded (the job queue polls every half second). */
+  async function settled(id: number) {
+    for (let i = 0; i < 100; i++) {
+      const feed = (await t.req('GET', `/feeds/${id}`)).body as { state: string }
+      if (feed.state === 'ok' || feed.state === 'failed') return feed
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    throw new Error('the refresh did not end within 10 s')
+  }
+
+  it('creates, lists, shows and deletes feeds, each account its own', async () => {
+    const res = await create({ kind: 'product', format: 'heureka' })
+    assert.equal(res.status, 200)
+    assert.deepEqual(res.body, {
+      id: res.body.id,
+      name: 'Shop',
+      url: server.url('/shop.xml'),
+      kind: 'product',
+      format: 'heureka',
+      state: 'never',
+      error: null,
+      item_count: 0,
+      last_refresh: null,
+      refresh_requested_at: null,
+      created_at: '2026-11-23 10:00:00',
+    })
+    const id = res.body.id as number
+    const plain = await create({ name: 'Data' })
+    assert.equal(plain.body.kind, 'product')
+    assert.equal(plain.body.format, null)
+    const list = await t.req('GET', '/feeds')
+    assert.deepEqual(
+      list.body.map((f: { id: number }) => f.id),
+      [id, plain.body.id],
+    )
+    assert.deepEqual((await t.req('GET', `/feeds/${id}`)).body, res.body)
+
+    const other = await t.createAccount()
+    assert.equal((await t.req('GET', `/feeds/${id}`, { key: other.key })).status, 404)
+    assert.deepEqual((await t.req('GET', '/feeds', { key: other.key })).body, [])
+    assert.equal((await t.req('DELETE', `/feeds/${id}`, { key: other.key })).status, 404)
+    assert.equal((await t.req('GET', `/feeds/${id}/products`, { key: other.key })).status, 404)
+
+    assert.deepEqual((await t.req('DELETE', `/feeds/${id}`)).body, { deleted: true })
+    const gone = await t.req('GET', `/feeds/${id}`)
+    assert.equal(gone.status, 404)
+    assert.equal(typeof gone.body.message, 'string')
+  })
+
+  it('validates the body: the url must be http(s), the kind and format known', async () => {
+    for (const url of ['ftp://shop.example/feed.xml', 'not a url', 'https://user:pw@shop.example/f.xml']) {
+      const res = await create({ url })
+      assert.equal(res.status, 422, url)
+      assert.deepEqual(Object.keys(res.body.errors), ['url'])
+    }
+    assert.deepEqual(Object.keys((await create({ kind: 'other' })).body.errors), ['kind'])
+    assert.deepEqual(Object.keys((await create({ format: 'json' })).body.errors), ['format'])
+    assert.deepEqual(Object.keys((await create({ name: undefined })).body.errors), ['name'])
+  })
+
+  it('refreshes in the background through either path and pages the products', async () => {
+    const id = (await create()).body.id as number
+    const res = await t.req('GET', `/data-feeds/${id}/refresh`)
+    assert.equal(res.status, 200)
+    assert.equal(typeof res.body.message, 'string')
+    const feed = await settled(id)
+    assert.deepEqual(
+      { ...feed, id: 0 },
+      {
+        id: 0,
+        name: 'Shop',
+        url: server.url('/shop.xml'),
+        kind: 'product',
+        format: 'heureka',
+        state: 'ok',
+        error: null,
+        item_count: 25,
+        last_refresh: '2026-11-23 10:00:00',
+        refresh_requested_at: '2026-11-23 10:00:00',
+        created_at: '2026-11-23 10:00:00',
+      },
+    )
+    const page = await t.req('GET', `/feeds/${id}/products?page=2&per_page=10`)
+    assert.equal(page.status, 200)
+    assert.deepEqual(
+      { ...page.body, data: page.body.data.map((p: { id: string }) => p.id) },
+      {
+        current_page: 2,
+        per_page: 10,
+        total: 25,
+        last_page: 3,
+        data: ['P10', 'P11', 'P12', 'P13', 'P14', 'P15', 'P16', 'P17', 'P18', 'P19'],
+      },
+    )
+    assert.deepEqual(page.body.data[0], {
+      id: 'P10',
+      title: 'Product 10',
+      url: 'https://shop.example/p/P10',
+      image: 'https://shop.example/i/P10.jpg',
+      price: 100,
+      categories: ['Home', 'Kitchen'],
+    })
+    assert.equal((await t.req('GET', `/feeds/${id}/products?per_page=5001`)).status, 422)
+    const first = await t.req('GET', `/feeds/${id}/products`)
+    assert.equal(first.body.per_page, 20)
+    assert.equal(first.body.data.length, 20)
+
+    // Deleting the feed takes its products along.
+    await t.req('DELETE', `/feeds/${id}`)
+    const left = await queryOne<{ n: number }>(
+      t.ctx.db,
+      sql`SELECT count(*)::int AS n FROM feed_products WHERE feed_id = ${id}`,
+    )
+    assert.equal(left!.n, 0)
+  })
+
+  it('allows one refresh request an hour (429 {errors}), on the marketer plan only (403 {errors})', async () => {
+    const id = (await create()).body.id as number
+    assert.equal((await t.req('GET', `/feeds/${id}/refresh`)).status, 200)
+    clock.advance(59 * 60 * 1000)
+    const again = await t.req('GET', `/feeds/${id}/refresh`)
+    assert.equal(again.status, 429)
+    assert.equal(typeof again.body.errors, 'string')
+    assert.equal(again.headers['retry-after'], '60')
+    assert.equal(again.headers['content-type'], 'application/json')
+    // The other path is the same operation, under the same limit.
+    assert.equal((await t.req('GET', `/data-feeds/${id}/refresh`)).status, 429)
+    clock.advance(61 * 1000)
+    assert.equal((await t.req('GET', `/data-feeds/${id}/refresh`)).status, 200)
+    await settled(id)
+
+    for (const plan of ['free', 'paid'] as const) {
+      const account = await t.createAccount(plan)
+      const own = (await create({}, account.key)).body.id as number
+      const res = await t.req('GET', `/feeds/${own}/refresh`, { key: account.key })
+      assert.equal(res.status, 403, plan)
+      assert.equal(typeof res.body.errors, 'string')
+      const feed = (await t.req('GET', `/feeds/${own}`, { key: account.key })).body
+      assert.equal(feed.state, 'never')
+    }
+    assert.equal((await t.req('GET', '/feeds/999999/refresh')).status, 404)
+  })
+})

@@ -1,0 +1,129 @@
+import type { AppContext } from '../../core/context.js'
+import { lastPage, toPage } from '../../core/db/pagination.js'
+import type { AuthAccount } from '../../core/http/auth.js'
+import { fieldError, HttpError, notFound, planRestricted } from '../../core/http/errors.js'
+import { sqlDateTime } from '../../core/http/formats.js'
+import { forbiddenHostReason, parseOutboundUrl } from '../../core/net/outbound-url.js'
+import { queueRefresh } from './feeds.jobs.js'
+import * as repo from './feeds.repo.js'
+import {
+  DEFAULT_PRODUCTS_PAGE,
+  type CreateFeedBodyT,
+  type FeedObjectT,
+  type ProductsQueryT,
+} from './feeds.schemas.js'
+
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'jobs'>
+
+/** api.md Limits: one refresh per hour. */
+export const REFRESH_INTERVAL_MS = 60 * 60 * 1000
+
+export function feedObject(row: repo.FeedRow): FeedObjectT {
+  return {
+    id: row.id,
+    name: row.name,
+    url: row.url,
+    kind: row.kind,
+    format: row.format,
+    state: row.state,
+    error: row.error,
+    item_count: row.item_count,
+    last_refresh: sqlDateTime(row.refreshed_at),
+    refresh_requested_at: sqlDateTime(row.refresh_requested_at),
+    created_at: sqlDateTime(row.created_at),
+  }
+}
+
+export function createFeedService(ctx: Ctx) {
+  async function requireFeed(accountId: number, id: number): Promise<repo.FeedRow> {
+    const feed = await repo.findFeed(ctx.db, accountId, id)
+    if (!feed) throw notFound('Feed not found')
+    return feed
+  }
+
+  return {
+    async create(accountId: number, body: CreateFeedBodyT): Promise<FeedObjectT> {
+      const parsed = parseOutboundUrl(body.url.trim())
+      if ('error' in parsed) throw fieldError('url', parsed.error)
+      // Names are judged again at every download, on the address dialled; this only catches the obvious.
+      if (!ctx.config.allowPrivateNetwork && forbiddenHostReason(parsed.url))
+        throw fieldError('url', 'The url must not point to a private, loopback or link-local address')
+      const name = body.name.trim()
+      if (!name) throw fieldError('name', 'The name field is required.')
+      const row = await repo.insertFeed(
+        ctx.db,
+        accountId,
+        { name, url: parsed.url.href, kind: body.kind ?? 'product', format: body.format ?? null },
+        ctx.clock.now(),
+      )
+      return feedObject(row)
+    },
+
+    async list(accountId: number): Promise<FeedObjectT[]> {
+      return (await repo.listFeeds(ctx.db, accountId)).map(feedObject)
+    },
+
+    async get(accountId: number, id: number): Promise<FeedObjectT> {
+      return feedObject(await requireFeed(accountId, id))
+    },
+
+    async products(accountId: number, id: number, q: ProductsQueryT) {
+      const feed = await requireFeed(accountId, id)
+      const page = toPage(q.page, q.per_page, DEFAULT_PRODUCTS_PAGE)
+      const rows = await repo.productsPage(ctx.db, id, page.perPage, page.offset)
+      return {
+        current_page: page.page,
+        per_page: page.perPage,
+        // The count the last good refresh wrote, in the same transaction as the products.
+        total: feed.item_count,
+        last_page: lastPage(feed.item_count, page.perPage),
+        data: rows.map((r) => ({
+          id: r.product_id,
+          title: r.title,
+          url: r.url,
+          image: r.image,
+          price: r.price === null ? null : Number(r.price),
+          categories: r.categories,
+        })),
+      }
+    },
+
+    async remove(accountId: number, id: number) {
+      if (!(await repo.deleteFeed(ctx.db, accountId, id))) throw notFound('Feed not found')
+      return { deleted: true }
+    },
+
+    /**
+     * Queues a refresh (api.md Limits): the marketer plan only (403), one request per feed and hour (429,
+     * counted from the last accepted request whatever came of it). Size and item limits are checked by the
+     * download itself, in the background, and a refresh over them fails on the feed.
+     */
+    async requestRefresh(account: AuthAccount, id: number) {
+      if (account.plan !== 'marketer')
+        throw planRestricted('Data feed refresh is available on the marketer plan only.')
+      const feed = await requireFeed(account.id, id)
+      const now = ctx.clock.now()
+      const queued = await ctx.db.transaction(async (tx) => {
+        const row = await repo.recordRefreshRequest(
+          tx,
+          account.id,
+          id,
+          now,
+          new Date(now.getTime() - REFRESH_INTERVAL_MS),
+        )
+        if (row) await queueRefresh(ctx, tx, id)
+        return row
+      })
+      if (!queued) {
+        const last = feed.refresh_requested_at?.getTime() ?? now.getTime()
+        const retryAfter = Math.max(1, Math.ceil((last + REFRESH_INTERVAL_MS - now.getTime()) / 1000))
+        throw new HttpError(
+          429,
+          { errors: 'The feed can be refreshed once an hour; try again later.' },
+          { 'retry-after': String(retryAfter) },
+        )
+      }
+      return { message: 'The feed refresh has been queued.' }
+    },
+  }
+}

@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm'
 import type { DbHandle, Executor } from '../../core/db/client.js'
 import { queryOne, queryPrepared, queryRows } from '../../core/db/sql.js'
 import { webhookOutboxFromSql, webhookOutboxSql } from '../webhooks/index.js'
-import { COUNTER_SHARDS } from './counters.repo.js'
+import { counterIncrementsSql } from './counters.repo.js'
 import type { EventType } from './events.table.js'
 
 export interface NewEvent {
@@ -94,19 +94,17 @@ export async function recordHits(
           SELECT account_id, message_id, campaign_id, nullif(pipeline_id, 0), nullif(action_id, ''), contact_id,
                  email, kind, url, at
           FROM hits ORDER BY ord),
-        counted AS (
-          INSERT INTO stat_counters (campaign_id, pipeline_id, action_id, shard, "open", total_open, click,
-                                     total_click)
-          SELECT campaign_id, pipeline_id, action_id, (message_id % ${sql.raw(String(COUNTER_SHARDS))})::smallint,
-                 count(*) FILTER (WHERE kind = 'open' AND first), count(*) FILTER (WHERE kind = 'open'),
-                 count(*) FILTER (WHERE kind = 'click' AND first), count(*) FILTER (WHERE kind = 'click')
-          FROM hits WHERE campaign_id <> 0 OR pipeline_id <> 0
-          GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-          ON CONFLICT (campaign_id, pipeline_id, action_id, shard) DO UPDATE SET
-            "open" = stat_counters."open" + excluded."open",
-            total_open = stat_counters.total_open + excluded.total_open,
-            click = stat_counters.click + excluded.click,
-            total_click = stat_counters.total_click + excluded.total_click),
+        counted AS (${counterIncrementsSql({
+          from: sql`hits WHERE campaign_id <> 0 OR pipeline_id <> 0`,
+          scope: { campaignId: sql`campaign_id`, pipelineId: sql`pipeline_id`, actionId: sql`action_id` },
+          messageId: sql`message_id`,
+          deltas: {
+            open: sql`count(*) FILTER (WHERE kind = 'open' AND first)`,
+            total_open: sql`count(*) FILTER (WHERE kind = 'open')`,
+            click: sql`count(*) FILTER (WHERE kind = 'click' AND first)`,
+            total_click: sql`count(*) FILTER (WHERE kind = 'click')`,
+          },
+        })}),
         outbox AS (${webhookOutboxFromSql(sql`hits`)})
         SELECT ord, first FROM hits`,
   )

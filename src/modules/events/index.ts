@@ -9,6 +9,7 @@ export { emailLogPage, insertEvent, pseudonymiseAddress, type NewEvent } from '.
 export const eventsModule: ModuleDef = { name: 'events', apiRoutes: emailLogRoutes }
 export {
   addToCounters,
+  counterIncrementsSql,
   readCounters,
   COUNTER_NAMES,
   type CounterName,

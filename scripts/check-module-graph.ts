@@ -25,15 +25,9 @@ import {
  * import is gone or no longer closes a cycle; never add one.
  */
 const KNOWN_CYCLE_IMPORTS: readonly string[] = [
-  // The recorder of what happened to a message (events/event-recorder.ts) writes the message milestones, the
-  // subscriber's status and suppression, and the webhook outbox: it belongs above those modules, not in events,
-  // which they import for the event types, the recorder itself and the erasure of events.
-  'events -> messages', // event-recorder.ts (milestones), kind-stats.repo.ts (MessageKind)
-  'events -> subscribers', // event-recorder.ts (bounce, complaint, unsubscribe), email-log.repo.ts (contacts)
-  'events -> webhooks', // event-recorder.ts, events.repo.ts (webhook outbox rows)
-  'messages -> events', // deliver.ts records delivery outcomes through the recorder
+  // The email log (events/email-log.*) reads subscribers' contacts; it belongs with subscribers.
+  'events -> subscribers', // email-log.repo.ts (contacts)
   'subscribers -> events', // subscriber-delete.service.ts pseudonymises the events of an erased address
-  'webhooks -> events', // webhook-events.ts: the event types (type-only import)
 ]
 
 const root = path.resolve(import.meta.dirname, '..')

@@ -2,8 +2,7 @@ import type { ModuleDef } from '../registry.js'
 import { emailLogRoutes } from './email-log.routes.js'
 
 export { events, type EventType } from './events.table.js'
-export { createEventRecorder, type EventRecorder } from './event-recorder.js'
-export { emailLogPage, insertEvent, pseudonymiseAddress, type NewEvent } from './events.repo.js'
+export { emailLogPage, pseudonymiseAddress, type NewEvent } from './events.repo.js'
 
 /** The events table and what reads it over the API: `GET /subscribers/{email}/email-log`. */
 export const eventsModule: ModuleDef = { name: 'events', apiRoutes: emailLogRoutes }

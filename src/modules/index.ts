@@ -5,7 +5,6 @@ import { campaignSources, campaignsModule } from './campaigns/index.js'
 import { confirmationModule } from './confirmation/index.js'
 import { couponsModule } from './coupons/index.js'
 import { domainsModule } from './domains/index.js'
-import { eventsModule } from './events/index.js'
 import { createListsModule } from './lists/index.js'
 import { searchModule } from './search/index.js'
 import { createSegmentService, segmentsModule } from './segments/index.js'
@@ -34,7 +33,6 @@ export const modules: ModuleDef[] = [
   couponsModule,
   bouncesModule,
   domainsModule,
-  eventsModule,
   createTrackingModule(campaignSources),
   transactionalModule,
   transactionsModule,

@@ -1,4 +1,5 @@
 import type { ModuleDef } from '../registry.js'
+import { emailLogRoutes } from './email-log.routes.js'
 import { subscriberReadRoutes } from './subscribers.read.routes.js'
 import { subscriberWriteRoutes } from './subscribers.write.routes.js'
 
@@ -17,5 +18,6 @@ export const subscribersModule: ModuleDef = {
   apiRoutes: async (app, ctx) => {
     subscriberWriteRoutes(app, ctx)
     subscriberReadRoutes(app, ctx)
+    emailLogRoutes(app, ctx)
   },
 }

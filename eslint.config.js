@@ -34,6 +34,16 @@ const notModulesRoot = [
   },
 ]
 
+/**
+ * A module's `<group>.module.ts` holds its registration (routes, queues, worker); only the module list,
+ * src/modules/index.ts, imports it. Everything else imports the module's index.ts, which holds no routes.
+ */
+const moduleDefsOnlyInModuleList = {
+  regex: '\\.module\\.js$',
+  message:
+    'Only src/modules/index.ts imports a <group>.module.ts (its routes and worker); import the index.ts instead.',
+}
+
 /** design.md: routes never touch SQL. Routes call a service; the service calls the repo. */
 const routesTouchNoSql = [
   {
@@ -62,22 +72,31 @@ export default tseslint.config(
     },
   },
   // Later blocks replace the rule's options of earlier ones for the files they match, so each repeats what holds.
-  { files: ['src/core/**/*.ts'], ignores: TEST_FILES, rules: restrict(coreKnowsNoModule) },
+  {
+    files: ['**/*.ts'],
+    ignores: ['src/modules/index.ts'],
+    rules: restrict(moduleDefsOnlyInModuleList),
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    ignores: TEST_FILES,
+    rules: restrict(coreKnowsNoModule, moduleDefsOnlyInModuleList),
+  },
   {
     files: ['src/modules/*/**/*.ts'],
     ignores: TEST_FILES,
-    rules: restrict(onlyThroughIndex(), notModulesRoot),
+    rules: restrict(onlyThroughIndex(), notModulesRoot, moduleDefsOnlyInModuleList),
   },
   // Drizzle tables name the tables their foreign keys point at, table file to table file: drizzle-kit loads the
   // table files alone, and an index.ts would pull routes and services into it (and into every table's cycle).
   {
     files: ['src/modules/*/*.table.ts'],
     ignores: TEST_FILES,
-    rules: restrict(onlyThroughIndex(true), notModulesRoot),
+    rules: restrict(onlyThroughIndex(true), notModulesRoot, moduleDefsOnlyInModuleList),
   },
   {
     files: ['src/modules/**/*.routes.ts'],
     ignores: TEST_FILES,
-    rules: restrict(onlyThroughIndex(), notModulesRoot, routesTouchNoSql),
+    rules: restrict(onlyThroughIndex(), notModulesRoot, routesTouchNoSql, moduleDefsOnlyInModuleList),
   },
 )

@@ -1,8 +1,8 @@
 /**
  * `npm run lint` runs this: the import graph between the modules of src/modules (non-test files), its cycles and
- * the imports in them that run upward. It fails when an import between two modules lies on a cycle and is not in
- * KNOWN_CYCLE_IMPORTS (a new cycle, or a new edge into an old one), and when a listed import no longer lies on
- * one (so the list only shrinks). design.md: "The module graph has no cycle"; issue 11 item 3 empties the list.
+ * the imports in them that run upward. It fails on any cycle (design.md: "The module graph has no cycle"), on any
+ * import up the LAYERS below, and when a module's index.ts (its public API) reaches a `*.routes.ts` or
+ * `*.module.ts` file through its imports: only src/modules/index.ts registers routes.
  *
  * Usage: node --import tsx scripts/check-module-graph.ts [--quiet]
  */
@@ -16,24 +16,34 @@ import {
   edgeKey,
   findCycles,
   layerOrder,
+  reachable,
+  upwardImports,
   type Graph,
 } from './module-graph.js'
 
 /**
- * The imports that lie on a cycle today (module → module), each to be turned around by issue 11 item 3: the
- * shared part moves down into core/, the orchestration up into a module above both. Remove a line once its
- * import is gone or no longer closes a cycle; never add one.
+ * The layers of the modules, lowest first (design.md, Layout). A module imports modules of its own layer or
+ * below, never above; within a layer the cycle check keeps imports one way. The rule the layers draw: whatever
+ * records what happened to mail (outcomes) sits above everything it writes to (the send ledger, the event log
+ * and its counters, contacts, the webhook outbox), and whatever mail arrives from or leaves through (tracking
+ * pages, bounces, the senders) above that. A module in no layer is checked for cycles only, and named in the
+ * output so that someone places it.
  */
-const KNOWN_CYCLE_IMPORTS: readonly string[] = [
-  // The recorder of what happened to a message (events/event-recorder.ts) writes the message milestones, the
-  // subscriber's status and suppression, and the webhook outbox: it belongs above those modules, not in events,
-  // which they import for the event types, the recorder itself and the erasure of events.
-  'events -> messages', // event-recorder.ts (milestones), kind-stats.repo.ts (MessageKind)
-  'events -> subscribers', // event-recorder.ts (bounce, complaint, unsubscribe), email-log.repo.ts (contacts)
-  'events -> webhooks', // event-recorder.ts, events.repo.ts (webhook outbox rows)
-  'messages -> events', // deliver.ts records delivery outcomes through the recorder
-  'subscribers -> events', // subscriber-delete.service.ts pseudonymises the events of an erased address
-  'webhooks -> events', // webhook-events.ts: the event types (type-only import)
+const LAYERS: readonly (readonly string[])[] = [
+  // Accounts, and what needs no other module.
+  ['accounts', 'signals', 'idempotency', 'system'],
+  // What mail is made from and sent to, and the send ledger.
+  ['lists', 'templates', 'domains', 'coupons', 'transactions', 'messages'],
+  // Built on those: segments of lists, the event log (and counters) of the ledger's messages, double opt-in.
+  ['segments', 'events', 'confirmation'],
+  // Contacts (their erasure reaches the event log) and the webhook outbox of events.
+  ['subscribers', 'webhooks'],
+  // Reading contacts; recording outcomes into the ledger, log, counters, contacts and outbox.
+  ['search', 'tracker-events', 'outcomes'],
+  // Where outcomes arrive and mail leaves, each on the ones before.
+  ['tracking'],
+  ['transactional'],
+  ['bounces', 'campaigns'],
 ]
 
 const root = path.resolve(import.meta.dirname, '..')
@@ -77,17 +87,39 @@ export function readModuleGraph(): { graph: Graph; files: number } {
   return { graph, files: files.length }
 }
 
+/** The relative imports of a source file, resolved to .ts paths (type-only ones included). */
+function importsOf(file: string): string[] {
+  if (!fs.existsSync(file)) return []
+  const info = ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true)
+  return info.importedFiles
+    .map((ref) => ref.fileName)
+    .filter((name) => name.startsWith('.'))
+    .map((name) => path.resolve(path.dirname(file), name).replace(/\.js$/, '.ts'))
+}
+
+/** Each module's index.ts that reaches a routes or module-definition file, with the chain of imports. */
+function indexesReachingRoutes(): string[] {
+  const out: string[] = []
+  for (const e of fs.readdirSync(modulesDir, { withFileTypes: true })) {
+    const index = path.join(modulesDir, e.name, 'index.ts')
+    if (!e.isDirectory() || !fs.existsSync(index)) continue
+    for (const [file, chain] of reachable(index, importsOf)) {
+      if (!/\.(routes|module)\.ts$/.test(file)) continue
+      out.push(chain.map((f) => path.relative(modulesDir, f)).join(' → '))
+      break
+    }
+  }
+  return out
+}
+
 function main(): number {
   const quiet = process.argv.includes('--quiet')
   const { graph, files } = readModuleGraph()
-  const known = new Set(KNOWN_CYCLE_IMPORTS)
   const edgeCount = [...graph.values()].reduce((n, out) => n + out.size, 0)
   const cycles = findCycles(graph)
   const lines: string[] = [
     `Module graph: ${graph.size} modules, ${edgeCount} imports between them (${files} non-test files of src/modules).`,
   ]
-  const onCycle = new Set<string>()
-  const added: string[] = []
   if (cycles.length === 0) lines.push('No cycle.')
   cycles.forEach((scc, i) => {
     const { order, upward } = layerOrder(graph, scc)
@@ -100,33 +132,37 @@ function main(): number {
       '  Every import on the cycle, with the shortest cycle it closes:',
     )
     for (const e of cycleEdges(graph, scc)) {
-      const key = edgeKey(e)
-      onCycle.add(key)
-      const isNew = !known.has(key)
-      if (isNew) added.push(key)
-      const cycle = `  ${isNew ? 'NEW' : '   '} ${cycleThrough(graph, e, scc).join(' → ')}`
+      const cycle = `    ${cycleThrough(graph, e, scc).join(' → ')}`
       const files = e.files.length > 3 ? [...e.files.slice(0, 3), `${e.files.length - 3} more`] : e.files
       // The importing files beside a short cycle, under a long one.
       if (cycle.length < 52) lines.push(`${cycle.padEnd(52)} ${files.join(', ')}`)
       else lines.push(cycle, `${' '.repeat(52)} ${files.join(', ')}`)
     }
   })
-  const stale = [...known].filter((k) => !onCycle.has(k))
-  if (!quiet || added.length > 0 || stale.length > 0) console.log(lines.join('\n'))
-  let failed = false
-  if (added.length > 0) {
-    failed = true
+  const layered = new Set(LAYERS.flat())
+  const unplaced = [...graph.keys()].filter((m) => m !== '(modules root)' && !layered.has(m)).sort()
+  if (unplaced.length > 0) lines.push(`In no layer (checked for cycles only): ${unplaced.join(', ')}`)
+  const upward = upwardImports(graph, LAYERS)
+  const routed = indexesReachingRoutes()
+  const failed = cycles.length > 0 || upward.length > 0 || routed.length > 0
+  if (!quiet || failed) console.log(lines.join('\n'))
+  if (cycles.length > 0) {
     console.error(
-      `\nFAIL: ${added.length} import(s) between modules close a cycle and are not in KNOWN_CYCLE_IMPORTS ` +
-        `(scripts/check-module-graph.ts). Move the shared part down (core/) or the orchestration up instead:\n` +
-        added.map((k) => `  ${k}`).join('\n'),
+      `\nFAIL: ${cycles.length} cycle(s) between modules. Move the shared part down (core/) or the ` +
+        `orchestration up (a module above both) instead.`,
     )
   }
-  if (stale.length > 0) {
-    failed = true
+  if (upward.length > 0) {
     console.error(
-      `\nFAIL: no longer on a cycle, remove from KNOWN_CYCLE_IMPORTS (scripts/check-module-graph.ts):\n` +
-        stale.map((k) => `  ${k}`).join('\n'),
+      `\nFAIL: import(s) up the LAYERS of scripts/check-module-graph.ts:\n` +
+        upward.map((e) => `  ${edgeKey(e).padEnd(34)} ${e.files.join(', ')}`).join('\n'),
+    )
+  }
+  if (routed.length > 0) {
+    console.error(
+      `\nFAIL: a module's index.ts (its public API) pulls in routes; registration belongs in ` +
+        `<group>.module.ts, which only src/modules/index.ts imports:\n` +
+        routed.map((c) => `  ${c}`).join('\n'),
     )
   }
   return failed ? 1 : 0

@@ -141,3 +141,38 @@ function* permutations(items: string[]): Generator<string[]> {
     for (const p of permutations(rest)) yield [items[i]!, ...p]
   }
 }
+
+/**
+ * The imports that run upward through declared layers (lowest first): from a module to one of a higher layer.
+ * Imports within a layer are allowed (the cycle check keeps them acyclic); a module in no layer is not judged.
+ */
+export function upwardImports(graph: Graph, layers: readonly (readonly string[])[]): Edge[] {
+  const rank = new Map<string, number>()
+  layers.forEach((layer, i) => layer.forEach((m) => rank.set(m, i)))
+  return [...graph.values()]
+    .flatMap((out) => [...out.values()])
+    .filter((e) => rank.has(e.from) && rank.has(e.to) && rank.get(e.from)! < rank.get(e.to)!)
+    .sort((a, b) => edgeKey(a).localeCompare(edgeKey(b)))
+}
+
+/**
+ * The files reachable from `start` through `importsOf` (depth first), each with the chain that reaches it:
+ * e.g. whether a module's index.ts pulls in a routes file, and through which imports.
+ */
+export function reachable(
+  start: string,
+  importsOf: (file: string) => readonly string[],
+): Map<string, string[]> {
+  const chains = new Map<string, string[]>([[start, [start]]])
+  const stack = [start]
+  // Bounded: each file is entered once.
+  while (stack.length > 0) {
+    const file = stack.pop()!
+    for (const next of importsOf(file)) {
+      if (chains.has(next)) continue
+      chains.set(next, [...chains.get(file)!, next])
+      stack.push(next)
+    }
+  }
+  return chains
+}

@@ -1,31 +1,35 @@
 import type { ModuleDef } from './registry.js'
-import { accountsModule } from './accounts/index.js'
-import { automationsReadModule } from './automations/index.js'
-import { bouncesModule } from './bounces/index.js'
-import { campaignSources, campaignsModule } from './campaigns/index.js'
-import { confirmationModule } from './confirmation/index.js'
-import { couponsModule } from './coupons/index.js'
-import { domainsModule } from './domains/index.js'
-import { eventsModule } from './events/index.js'
-import { feedsModule } from './feeds/index.js'
-import { createListsModule } from './lists/index.js'
-import { pipelinesModule } from './pipelines/index.js'
-import { searchModule } from './search/index.js'
-import { createSegmentService, segmentsModule } from './segments/index.js'
-import { subscribersModule } from './subscribers/index.js'
-import { systemModule } from './system/index.js'
-import { templatesModule } from './templates/index.js'
-import { createTrackingModule } from './tracking/index.js'
-import { transactionalModule } from './transactional/index.js'
-import { transactionsModule } from './transactions/index.js'
-import { trackerEventsModule } from './tracker-events/index.js'
-import { webhooksModule } from './webhooks/index.js'
+import { accountsModule } from './accounts/accounts.module.js'
+import { bouncesModule } from './bounces/bounces.module.js'
+import { campaignSources } from './campaigns/index.js'
+import { campaignsModule } from './campaigns/campaigns.module.js'
+import { confirmationModule } from './confirmation/confirmation.module.js'
+import { couponsModule } from './coupons/coupons.module.js'
+import { domainsModule } from './domains/domains.module.js'
+import { createListsModule } from './lists/lists.module.js'
+import { searchModule } from './search/search.module.js'
+import { createSegmentService } from './segments/index.js'
+import { segmentsModule } from './segments/segments.module.js'
+import { subscribersModule } from './subscribers/subscribers.module.js'
+import { systemModule } from './system/system.module.js'
+import { templatesModule } from './templates/templates.module.js'
+import { createTrackingModule } from './tracking/tracking.module.js'
+import { transactionalModule } from './transactional/transactional.module.js'
+import { transactionsModule } from './transactions/transactions.module.js'
+import { trackerEventsModule } from './tracker-events/tracker-events.module.js'
+import { webhooksModule } from './webhooks/webhooks.module.js'
+import { pipelinesModule } from './pipelines/pipelines.module.js'
+import { automationsReadModule } from './automations/automations.module.js'
+import { feedsModule } from './feeds/feeds.module.js'
 
 export { createAccountService, PLANS } from './accounts/index.js'
 export { registerIdempotency } from './idempotency/index.js'
 export type { ModuleDef } from './registry.js'
 
-/** Every module, in registration order. */
+/**
+ * Every module, in registration order: each one's `<group>.module.ts` (routes, queues, worker), which only
+ * this file imports; modules reach each other through their `index.ts`, which holds no routes.
+ */
 export const modules: ModuleDef[] = [
   systemModule,
   accountsModule,
@@ -37,7 +41,6 @@ export const modules: ModuleDef[] = [
   couponsModule,
   bouncesModule,
   domainsModule,
-  eventsModule,
   createTrackingModule(campaignSources),
   transactionalModule,
   transactionsModule,

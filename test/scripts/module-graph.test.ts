@@ -8,6 +8,8 @@ import {
   edgeKey,
   findCycles,
   layerOrder,
+  reachable,
+  upwardImports,
   type Graph,
 } from '../../scripts/module-graph.js'
 
@@ -82,5 +84,40 @@ describe('module graph', () => {
     assert.equal(upward.length, 1)
     const rank = new Map(order.map((m, i) => [m, i]))
     assert.ok(rank.get(upward[0]!.from)! < rank.get(upward[0]!.to)!, 'the upward import points up the order')
+  })
+})
+
+describe('module layers', () => {
+  it('finds the imports that run up the layers, and judges no module outside them', () => {
+    const graph = graphOf(
+      ['outcomes', 'events'], // down: fine
+      ['events', 'messages'], // down: fine
+      ['messages', 'events'], // same layer: the cycle check judges it, not this
+      ['subscribers', 'outcomes', 'subscribers/a.ts'], // up
+      ['delivery', 'outcomes'], // delivery is in no layer
+      ['events', 'delivery'],
+    )
+    const layers = [['messages', 'events'], ['subscribers'], ['outcomes']]
+    const up = upwardImports(graph, layers)
+    assert.deepEqual(up.map(edgeKey), ['subscribers -> outcomes'])
+    assert.deepEqual(up[0]!.files, ['subscribers/a.ts'])
+  })
+
+  it('follows imports file to file and names the chain that reaches each', () => {
+    const imports: Record<string, string[]> = {
+      'a/index.ts': ['a/service.ts'],
+      'a/service.ts': ['b/index.ts', 'a/index.ts'],
+      'b/index.ts': ['b/b.routes.ts'],
+      'c/index.ts': [],
+    }
+    const chains = reachable('a/index.ts', (f) => imports[f] ?? [])
+    assert.deepEqual(chains.get('b/b.routes.ts'), [
+      'a/index.ts',
+      'a/service.ts',
+      'b/index.ts',
+      'b/b.routes.ts',
+    ])
+    assert.equal(chains.has('c/index.ts'), false)
+    assert.equal(chains.size, 4)
   })
 })

@@ -1,4 +1,3 @@
 export { automationLog, automationRuns, type RunStatus } from './automations.table.js'
 export { evaluateCondition, compileCondition, type ConditionSubject } from './conditions.js'
 export { readPipelineStats } from './automation-stats.service.js'
-export { automationReadRoutes, automationsReadModule } from './automations.module.js'

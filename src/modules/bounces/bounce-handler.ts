@@ -1,6 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import { parseVerpAddress } from '../../core/mail/verp.js'
-import { createEventRecorder } from '../events/index.js'
+import { createEventRecorder } from '../outcomes/index.js'
 import { findMessage, findTrackedMessage, type TrackedMessage } from '../messages/index.js'
 import { readMessageToken } from '../../core/mail/tracking-links.js'
 import { copiesOfRecipient } from '../transactional/index.js'

@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryOne, queryRows } from '../../core/db/sql.js'
+import { counterIncrementsSql } from '../events/index.js'
 import type { ContactForMerge } from '../messages/index.js'
 import type { CampaignError } from './campaign-errors.js'
 import type { SenderIdentity } from './campaign-sender-identity.js'
@@ -207,12 +208,12 @@ export async function markSent(
           INSERT INTO events (account_id, message_id, campaign_id, contact_id, email, event, occurred_at)
           SELECT account_id, id, ${campaignId}, contact_id, email, 'send', ${iso(now)}::timestamptz FROM sent
           RETURNING account_id, message_id, contact_id, email),
-        counted AS (
-          INSERT INTO stat_counters (campaign_id, pipeline_id, action_id, shard, inject)
-          -- In shard order, so two senders adding to one campaign cannot deadlock on its shard rows.
-          SELECT ${campaignId}, 0, '', (id % 16)::smallint, count(*) FROM sent GROUP BY 4 ORDER BY 4
-          ON CONFLICT (campaign_id, pipeline_id, action_id, shard)
-          DO UPDATE SET inject = stat_counters.inject + excluded.inject)
+        counted AS (${counterIncrementsSql({
+          from: sql`sent`,
+          scope: { campaignId: sql`${campaignId}`, pipelineId: sql`0`, actionId: sql`''` },
+          messageId: sql`id`,
+          deltas: { inject: sql`count(*)` },
+        })})
         SELECT * FROM logged`,
   )
   return rows.map((r) => ({ ...r, message_id: Number(r.message_id) }))

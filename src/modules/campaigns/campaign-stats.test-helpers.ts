@@ -1,6 +1,7 @@
 import type { TestApp } from '../../../test/helpers/app.js'
 import type { ManualClock } from '../../core/clock.js'
-import { addToCounters, createEventRecorder, insertEvent } from '../events/index.js'
+import { addToCounters } from '../events/index.js'
+import { createEventRecorder, insertEvent } from '../outcomes/index.js'
 import { findTrackedMessage, messages, type MessageRow, type NewMessage } from '../messages/index.js'
 import { trackingLinks } from '../tracking/index.js'
 import { transactions } from '../transactions/index.js'

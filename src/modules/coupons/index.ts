@@ -1,6 +1,3 @@
-import type { ModuleDef } from '../registry.js'
-import { couponRoutes } from './coupons.routes.js'
-
 export { couponFolders, coupons, couponMisses } from './coupons.table.js'
 export {
   assignCouponVars,
@@ -10,6 +7,3 @@ export {
   type CouponMail,
   type CouponTags,
 } from './coupon-vars.js'
-
-/** Discount coupons (api.md, contract §7): folders, import and delete; senders hand codes out through coupon-vars. */
-export const couponsModule: ModuleDef = { name: 'coupons', apiRoutes: couponRoutes }

@@ -65,6 +65,34 @@ function counterUpsertSql(
     ON CONFLICT (campaign_id, pipeline_id, action_id, shard) DO UPDATE SET ${updates}`
 }
 
+/**
+ * Counter increments computed from many rows at once, as the `INSERT … ON CONFLICT` statement a caller folds
+ * into its own (a CTE), so a batch's events and counters stay one atomic statement. Each row of `from` (a FROM
+ * clause: a CTE name, with its own WHERE if need be) is a message: `scope` and `messageId` are column
+ * expressions over it, `deltas` the aggregates each counter grows by. Rows are grouped per scope and shard and
+ * written in key order, so two statements adding to the same scope cannot deadlock on its shard rows.
+ */
+export function counterIncrementsSql(p: {
+  from: SQL
+  scope: { campaignId: SQL; pipelineId: SQL; actionId: SQL }
+  messageId: SQL
+  deltas: Partial<Record<CounterName, SQL>>
+}): SQL {
+  const names = COUNTER_NAMES.filter((n) => p.deltas[n] !== undefined)
+  const cols = sql.raw(names.map((n) => `"${n}"`).join(', '))
+  const values = sql.join(
+    names.map((n) => p.deltas[n]!),
+    sql`, `,
+  )
+  const updates = sql.raw(names.map((n) => `"${n}" = stat_counters."${n}" + excluded."${n}"`).join(', '))
+  return sql`INSERT INTO stat_counters (campaign_id, pipeline_id, action_id, shard, ${cols})
+    SELECT (${p.scope.campaignId})::int, (${p.scope.pipelineId})::int, (${p.scope.actionId})::text,
+           (${p.messageId} % ${sql.raw(String(COUNTER_SHARDS))})::smallint, ${values}
+    FROM ${p.from}
+    GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+    ON CONFLICT (campaign_id, pipeline_id, action_id, shard) DO UPDATE SET ${updates}`
+}
+
 /** Adds `delta` to the counters of a scope, in the caller's transaction (the one that writes the events). */
 export async function addToCounters(
   ex: Executor,

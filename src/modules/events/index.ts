@@ -1,21 +1,25 @@
-import type { ModuleDef } from '../registry.js'
-import { emailLogRoutes } from './email-log.routes.js'
-
+/**
+ * The log of what happened to mail (the events table, read by the email log and the campaign log) and the
+ * statistics counters kept beside it. Writing an event with its consequences is the outcomes module's job.
+ */
 export { events, type EventType } from './events.table.js'
-export { createEventRecorder, type EventRecorder } from './event-recorder.js'
-export { emailLogPage, insertEvent, pseudonymiseAddress, type NewEvent } from './events.repo.js'
-
-/** The events table and what reads it over the API: `GET /subscribers/{email}/email-log`. */
-export const eventsModule: ModuleDef = { name: 'events', apiRoutes: emailLogRoutes }
+export { emailLogPage, pseudonymiseAddress, type EmailLogRow, type NewEvent } from './events.repo.js'
 export {
   addToCounters,
+  counterIncrementsSql,
   readCounters,
   COUNTER_NAMES,
   type CounterName,
   type Counters,
   type CounterScope,
 } from './counters.repo.js'
-export { campaignLog, foldEventsQuery } from './email-log.service.js'
-export { EmailLogEntry, EmailLogQuery, type EmailLogQueryT } from './email-log.schemas.js'
+export { campaignLog, eventFilter, foldEventsQuery } from './event-log.js'
+export {
+  DEFAULT_EMAIL_LOG_PAGE,
+  EmailLogEntry,
+  EmailLogQuery,
+  toEmailLogEntry,
+  type EmailLogQueryT,
+} from './event-log.schemas.js'
 export { percent, deliveryOf, ratedStats } from './stats-rates.js'
 export { readKindCounters } from './kind-stats.repo.js'

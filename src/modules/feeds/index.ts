@@ -1,7 +1,3 @@
-import type { ModuleDef } from '../registry.js'
-import { FEED_REFRESH_JOB, startFeedsWorker } from './feeds.jobs.js'
-import { feedRoutes } from './feeds.routes.js'
-
 export {
   feedProducts,
   feedProductsStaging,
@@ -12,11 +8,3 @@ export {
 } from './feeds.table.js'
 export { feedProductsByIds, type FeedProductRow } from './feeds.repo.js'
 export { FEED_ITEM_LIMIT, runFeedRefresh } from './feed-refresh.js'
-
-/** Product feeds (contract §8): the resource, and the worker that downloads and reads them. */
-export const feedsModule: ModuleDef = {
-  name: 'feeds',
-  apiRoutes: feedRoutes,
-  queues: [FEED_REFRESH_JOB],
-  startWorker: startFeedsWorker,
-}

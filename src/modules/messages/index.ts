@@ -14,5 +14,4 @@ export {
   type TrackedMessage,
 } from './messages.repo.js'
 export { composeMessage, type ComposedMessage, type MessageContent } from '../../core/mail/compose-message.js'
-export { deliver, recordSoftFailure, smtpFailure, type DeliveryOutcome } from './deliver.js'
 export { contactMergeVars, type ContactForMerge } from './contact-vars.js'

@@ -1,6 +1,3 @@
-import type { ModuleDef } from '../registry.js'
-import { pipelineRoutes } from './pipelines.routes.js'
-
 export { pipelines } from './pipelines.table.js'
 export {
   activePipelinesFor,
@@ -21,6 +18,3 @@ export {
   type ValidPipeline,
 } from './pipeline-validate.js'
 export { isWaitingNode } from './node-properties.js'
-
-/** Automations as a resource: CRUD of pipelines and their action nodes, with graph validation. */
-export const pipelinesModule: ModuleDef = { name: 'pipelines', apiRoutes: pipelineRoutes }

@@ -1,6 +1,3 @@
-import type { ModuleDef } from '../registry.js'
-import { segmentRoutes } from './segments.routes.js'
-
 export { segments } from './segments.table.js'
 export {
   CONDITION_LIMITS,
@@ -18,6 +15,3 @@ export {
 } from './condition.js'
 export { conditionSql, segmentMembersSql, type ConditionSqlOptions } from './condition.sql.js'
 export { createSegmentService, findSegments } from './segments.service.js'
-
-/** Segments of a list: saved conditions (contract §6 language) that campaigns can target. */
-export const segmentsModule: ModuleDef = { name: 'segments', apiRoutes: segmentRoutes }

@@ -1,7 +1,3 @@
-import type { ModuleDef } from '../registry.js'
-import { subscriberReadRoutes } from './subscribers.read.routes.js'
-import { subscriberWriteRoutes } from './subscribers.write.routes.js'
-
 export { contacts, memberships } from './subscribers.table.js'
 export * from './subscribers.schemas.js'
 export {
@@ -11,11 +7,3 @@ export {
   suppressedAddresses,
   unsubscribeEverywhere,
 } from './deliverability.repo.js'
-
-export const subscribersModule: ModuleDef = {
-  name: 'subscribers',
-  apiRoutes: async (app, ctx) => {
-    subscriberWriteRoutes(app, ctx)
-    subscriberReadRoutes(app, ctx)
-  },
-}

@@ -1,19 +1,3 @@
-import type { AppContext } from '../../core/context.js'
-import type { ModuleDef } from '../registry.js'
-import { trackingRoutes } from './tracking.routes.js'
-import type { MessageSources } from './tracking.sources.js'
-
 export { readClickToken, readMessageToken, trackingLinks } from './tracking.links.js'
-export { sendMailHtml } from './tracking.routes.js'
+export { sendMailHtml } from './tracking.replies.js'
 export { storedSources, type MessageSources } from './tracking.sources.js'
-
-/**
- * Pages behind the links in mail. The module list passes sources that also know campaign links, HTML and
- * lists (tracking.sources.ts), so tracking never imports the campaigns module.
- */
-export function createTrackingModule(sources: (ctx: AppContext) => MessageSources): ModuleDef {
-  return {
-    name: 'tracking',
-    publicRoutes: (app, ctx) => trackingRoutes(app, ctx, sources(ctx)),
-  }
-}

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import type { AppContext } from '../../core/context.js'
 import type { ApiApp } from '../../core/http/app-types.js'
 import { MessageError } from '../../core/http/schemas.js'
 import { TRANSPARENT_GIF, UNSUBSCRIBED_PAGE_HTML, unsubscribeFormPage } from './tracking.pages.js'
+import { noStore, sendMailHtml } from './tracking.replies.js'
 import { createTrackingService } from './tracking.service.js'
 import type { MessageSources } from './tracking.sources.js'
 
@@ -20,27 +21,7 @@ const ONE_CLICK_BODY = Type.Object(
   { 'List-Unsubscribe': Type.Optional(Type.String({ maxLength: 100 })) },
   { description: 'RFC 8058: `List-Unsubscribe=One-Click`, or empty; the token alone decides' },
 )
-// The mail's own HTML runs on our origin: a sandbox (no scripts, forms or same-origin access) keeps a hostile
-// message from acting there, while its links, images and styles still work.
-const WEB_VERSION_CSP =
-  "sandbox allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation; default-src 'none'; img-src * data:; style-src * 'unsafe-inline'; font-src * data:"
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
-
-/** Tokens sit in these URLs: keep them out of caches and out of the Referer of whatever comes next. */
-function noStore(reply: FastifyReply): FastifyReply {
-  return reply
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
-    .header('x-content-type-options', 'nosniff')
-}
-
-/** A mail's own HTML as a page: sandboxed, uncached, no Referer (web versions and campaign archives). */
-export function sendMailHtml(reply: FastifyReply, html: string): FastifyReply {
-  return noStore(reply)
-    .header('content-security-policy', WEB_VERSION_CSP)
-    .type('text/html; charset=utf-8')
-    .send(html)
-}
 
 /**
  * Fastify answers HEAD through the GET handlers. HEAD is safe (RFC 9110 §9.2.1) and comes from link scanners

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import { notFound } from '../../core/http/errors.js'
-import { createEventRecorder } from '../events/index.js'
+import { createEventRecorder } from '../outcomes/index.js'
 import { findMessage, findTrackedMessage } from '../messages/index.js'
 import type { MessageSources } from './tracking.sources.js'
 import { readClickToken, readMessageToken } from './tracking.links.js'

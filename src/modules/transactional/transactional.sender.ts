@@ -1,12 +1,7 @@
 import type { AppContext } from '../../core/context.js'
 import { bounceHostFor, resolveSenderDomain, type DomainType } from '../domains/index.js'
-import {
-  composeMessage,
-  deliver,
-  queuedOfBatch,
-  recordSoftFailure,
-  type MessageRow,
-} from '../messages/index.js'
+import { composeMessage, queuedOfBatch, type MessageRow } from '../messages/index.js'
+import { deliver, recordSoftFailure } from '../outcomes/index.js'
 import { trackingLinks } from '../tracking/index.js'
 import { assignCouponVars, couponTags } from '../coupons/index.js'
 import { findBatch, storeRendered } from './transactional.repo.js'

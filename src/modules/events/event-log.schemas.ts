@@ -40,8 +40,6 @@ export const EmailLogQuery = Type.Object({
 })
 export type EmailLogQueryT = Static<typeof EmailLogQuery>
 
-export const EmailLogParams = Type.Object({ email: Type.String({ maxLength: 1000 }) })
-
 /** api.md "Email log entry"; `occured_at` is spelled as the wire has it. */
 export const EmailLogEntry = Type.Object({
   campaign_id: Type.Integer({ description: '0 for transactional and automation mail' }),
@@ -53,14 +51,6 @@ export const EmailLogEntry = Type.Object({
   email: Type.String(),
   occured_at: Type.String({ description: 'ISO 8601 UTC with microseconds' }),
   mail_name: Nullable(Type.String()),
-})
-
-export const EmailLogPage = Type.Object({
-  current_page: Type.Integer(),
-  data: Type.Array(EmailLogEntry),
-  per_page: Type.Integer(),
-  total: Type.Integer(),
-  last_page: Type.Integer(),
 })
 
 export function toEmailLogEntry(row: EmailLogRow): Static<typeof EmailLogEntry> {

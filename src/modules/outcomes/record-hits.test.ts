@@ -7,7 +7,7 @@ import { queryRows } from '../../core/db/sql.js'
 import { insertCampaign, insertRecipients, LINKS } from '../campaigns/campaign-stats.test-helpers.js'
 import { findMessage } from '../messages/index.js'
 import { createEventRecorder } from './event-recorder.js'
-import { readCounters } from './counters.repo.js'
+import { readCounters } from '../events/index.js'
 
 const NOW = new Date('2026-05-06T07:08:09.000Z')
 

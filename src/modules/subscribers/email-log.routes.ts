@@ -2,8 +2,9 @@ import type { FastifyRequest } from 'fastify'
 import type { AppContext } from '../../core/context.js'
 import type { ApiApp } from '../../core/http/app-types.js'
 import { commonErrors } from '../../core/http/schemas.js'
-import { EmailLogPage, EmailLogParams, EmailLogQuery } from './email-log.schemas.js'
-import { createEmailLogService, foldEventsQuery } from './email-log.service.js'
+import { EmailLogQuery, foldEventsQuery } from '../events/index.js'
+import { EmailLogPage, EmailLogParams } from './email-log.schemas.js'
+import { createEmailLogService } from './email-log.service.js'
 
 /** `events[]`, `events[0]` and `events` all become one `events` array before validation (foldEventsQuery). */
 async function foldEventFilter(req: FastifyRequest): Promise<void> {

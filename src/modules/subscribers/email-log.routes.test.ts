@@ -2,8 +2,8 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { messages } from '../messages/index.js'
-import { insertEvent } from './events.repo.js'
-import type { EventType } from './events.table.js'
+import { insertEvent } from '../outcomes/index.js'
+import type { EventType } from '../events/index.js'
 
 const ISO_MICRO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
 const START = Date.parse('2026-02-01T10:00:00.250Z')

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryOne } from '../../core/db/sql.js'
-import { contacts } from '../subscribers/index.js'
+import { contacts } from './subscribers.table.js'
 
 /**
  * Whether the account knows the address at all: a contact, or events left by mail to it (transactional

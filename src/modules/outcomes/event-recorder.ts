@@ -14,8 +14,8 @@ import {
   applySoftBounce,
   unsubscribeEverywhere,
 } from '../subscribers/index.js'
-import { addToCounters, type CounterScope, type Counters } from './counters.repo.js'
-import { insertEvent, recordHits, type Hit } from './events.repo.js'
+import { addToCounters, type CounterScope, type Counters } from '../events/index.js'
+import { insertEvent, recordHits, type Hit } from './outcomes.repo.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock'>
 

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../core/context.js'
 import type { OutgoingMail } from '../../core/mail/mailer.js'
 import { classifySmtpReply } from '../../core/mail/bounce-rules.js'
-import { createEventRecorder } from '../events/index.js'
-import { markAccepted, markRefused, type MessageRow, type TrackedMessage } from './messages.repo.js'
+import { markAccepted, markRefused, type MessageRow, type TrackedMessage } from '../messages/index.js'
+import { createEventRecorder } from './event-recorder.js'
 
 export type DeliveryOutcome = 'accepted' | 'hard_bounce' | 'retry'
 

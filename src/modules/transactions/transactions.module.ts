@@ -1,0 +1,4 @@
+import type { ModuleDef } from '../registry.js'
+import { transactionRoutes } from './transactions.routes.js'
+
+export const transactionsModule: ModuleDef = { name: 'transactions', apiRoutes: transactionRoutes }

@@ -7,6 +7,7 @@ import { couponsModule } from './coupons/index.js'
 import { domainsModule } from './domains/index.js'
 import { eventsModule } from './events/index.js'
 import { createListsModule } from './lists/index.js'
+import { recommendersModule } from './recommenders/index.js'
 import { searchModule } from './search/index.js'
 import { createSegmentService, segmentsModule } from './segments/index.js'
 import { subscribersModule } from './subscribers/index.js'
@@ -42,6 +43,7 @@ export const modules: ModuleDef[] = [
   segmentsModule,
   campaignsModule,
   webhooksModule,
+  recommendersModule,
 ]
 
 /** Every queue any module sends to, created when the job queue starts. */

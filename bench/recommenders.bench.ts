@@ -26,7 +26,7 @@ export interface RecommendersFigures {
 
 const SHOP = 'bench.example'
 
-async function seed(db: DbHandle, accountId: number, items: number, products: number) {
+export async function seed(db: DbHandle, accountId: number, items: number, products: number) {
   const orders = Math.round(items / 4)
   const feed = await db.executeSql(
     `INSERT INTO feeds (account_id, name, url, state, refreshed_at, item_count)

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import { escapeHtml, htmlBlockVar, tagArguments } from '../../core/mail/merge-tags.js'
-import { recommendFor, type RecommendedRow } from './recommendations.repo.js'
+import { recommendForBatch, type RecommendedRow } from './recommendations.repo.js'
 import { recommendersByIds } from './recommenders.repo.js'
 
 /** Products a tag shows when it gives no count, and the most it may ask for. */
@@ -91,7 +91,7 @@ export async function recommendationVars(
   for (const model of models) {
     const count = Math.max(...tags.filter((t) => t.recommenderId === model.id).map((t) => t.count))
     const byEmail = new Map<string, RecommendedRow[]>()
-    for (const row of await recommendFor(ctx.db, model, emails, count)) {
+    for (const row of await recommendForBatch(ctx.db, model, emails, count)) {
       const list = byEmail.get(row.email) ?? []
       list.push(row)
       byEmail.set(row.email, list)

@@ -97,6 +97,9 @@ export async function rebuildModel(
       : sql`EXISTS (SELECT 1 FROM transactions t WHERE t.id = ti.transaction_id
               AND extract(month FROM t.occurred_at AT TIME ZONE 'UTC')::int IN
                 (SELECT x::int FROM jsonb_array_elements_text(${JSON.stringify(months)}::jsonb) x))`
+  // The pairing sorts and groups millions of rows: in memory rather than in temporary files (this
+  // transaction only).
+  await ex.execute(sql`SET LOCAL work_mem = '256MB'`)
   await ex.execute(sql`DELETE FROM recommender_pairs WHERE recommender_id = ${r.id}`)
   await ex.execute(sql`DELETE FROM recommender_bestsellers WHERE recommender_id = ${r.id}`)
   const row = await queryOne<{ pairs: number; bestsellers: number }>(
@@ -147,4 +150,12 @@ export async function markFailed(ex: Executor, id: number, version: string, reas
           error = ${reason}, trained_version = ${version}
         WHERE id = ${id}`,
   )
+}
+
+/**
+ * Side effect: fresh planner statistics for the model tables after a rebuild replaced many rows (autovacuum
+ * would get there within a minute; until then recommendations would be planned for empty tables).
+ */
+export async function analyzeModels(ex: Executor): Promise<void> {
+  await ex.execute(sql`ANALYZE recommender_pairs, recommender_bestsellers`)
 }

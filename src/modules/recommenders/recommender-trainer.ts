@@ -1,5 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import {
+  analyzeModels,
   claimForTraining,
   dueRecommenders,
   feedProductCount,
@@ -38,6 +39,9 @@ async function train(ctx: Ctx, id: number): Promise<boolean> {
       await markTrained(tx, id, version, ctx.clock.now())
       ctx.log.info({ recommenderId: id, ...built }, 'recommender trained')
     })
+    await analyzeModels(ctx.db).catch((err: unknown) =>
+      ctx.log.warn({ err, recommenderId: id }, 'could not analyze the recommender models'),
+    )
   } catch (err) {
     ctx.log.error({ err, recommenderId: id }, 'recommender training failed')
     await markFailed(

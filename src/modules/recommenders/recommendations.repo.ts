@@ -1,6 +1,6 @@
-import { sql } from 'drizzle-orm'
-import type { Executor } from '../../core/db/client.js'
-import { queryRows } from '../../core/db/sql.js'
+import { sql, type SQL } from 'drizzle-orm'
+import type { DbHandle, Executor } from '../../core/db/client.js'
+import { queryPrepared, queryRows } from '../../core/db/sql.js'
 import { TOP_K } from './recommender-train.repo.js'
 import type { RecommenderSettings } from './recommenders.table.js'
 
@@ -38,12 +38,7 @@ const jsonText = (values: readonly unknown[]) => JSON.stringify(values)
  * and only the first few per person are looked up there (the model holds only feed products, so the few spare
  * ones cover products that left the feed since it was trained).
  */
-export function recommendFor(
-  ex: Executor,
-  model: ModelRef,
-  emails: readonly string[],
-  limit: number,
-): Promise<RecommendedRow[]> {
+function recommendationSql(model: ModelRef, emails: readonly string[], limit: number): SQL {
   const filteredProducts = jsonText(model.settings.filtered_products ?? [])
   const categories = model.settings.filtered_categories ?? []
   const inFilteredCategory = categories.length
@@ -51,9 +46,7 @@ export function recommendFor(
             AND fp.categories ?| ARRAY(SELECT jsonb_array_elements_text(${jsonText(categories)}::jsonb))`
     : sql`SELECT NULL::text WHERE false`
   const spare = limit + SPARE
-  return queryRows<RecommendedRow>(
-    ex,
-    sql`WITH people AS (
+  return sql`WITH people AS (
           SELECT DISTINCT x AS email FROM jsonb_array_elements_text(${jsonText(emails)}::jsonb) x),
         excluded AS MATERIALIZED (
           SELECT jsonb_array_elements_text(${filteredProducts}::jsonb) AS product_id
@@ -101,8 +94,29 @@ export function recommendFor(
             SELECT * FROM feed_products f
             WHERE f.feed_id = ${model.feed_id} AND f.product_id = first.product_id LIMIT 1) fp)
         SELECT email, id, title, url, image, price, score FROM offered WHERE rn <= ${limit}
-        ORDER BY email, rn`,
-  )
+        ORDER BY email, rn`
+}
+
+export function recommendFor(
+  ex: Executor,
+  model: ModelRef,
+  emails: readonly string[],
+  limit: number,
+): Promise<RecommendedRow[]> {
+  return queryRows<RecommendedRow>(ex, recommendationSql(model, emails, limit))
+}
+
+/**
+ * recommendFor as a prepared statement (the API's hot path): its planning costs more than running it for one
+ * person.
+ */
+export function recommendPrepared(
+  handle: DbHandle,
+  model: ModelRef,
+  emails: readonly string[],
+  limit: number,
+): Promise<RecommendedRow[]> {
+  return queryPrepared<RecommendedRow>(handle, recommendationSql(model, emails, limit))
 }
 
 /** recommendFor over a batch of mail: its sorts of a few hundred thousand candidates stay in memory. */

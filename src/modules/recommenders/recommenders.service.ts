@@ -1,6 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import { fieldError, HttpError, notFound } from '../../core/http/errors.js'
-import { recommendFor } from './recommendations.repo.js'
+import { recommendPrepared } from './recommendations.repo.js'
 import { wakeRecommenderTrainers } from './recommender-trainer.js'
 import {
   deleteRecommender,
@@ -19,7 +19,7 @@ import {
 } from './recommenders.schemas.js'
 import type { RecommenderSettings } from './recommenders.table.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock'>
 
 export const DUPLICATE = 'A recommender for this shop and feed already exists.'
 
@@ -75,7 +75,7 @@ export function createRecommenderService(ctx: Ctx) {
     async recommendations(accountId: number, id: number, email: string | undefined, limit = DEFAULT_LIMIT) {
       const row = await get(accountId, id)
       const who = (email ?? '').trim().toLowerCase()
-      const rows = await recommendFor(ctx.db, row, [who], limit)
+      const rows = await recommendPrepared(ctx.dbHandle, row, [who], limit)
       return {
         products: rows.map((r) => ({
           id: r.id,

@@ -17,6 +17,7 @@ import { benchTracking } from './tracking.bench.js'
 import { benchCampaignSend } from './campaign-send.bench.js'
 import { benchTransactions } from './transactions.bench.js'
 import { benchFeedRefresh } from './feeds.bench.js'
+import { benchRecommenders } from './recommenders.bench.js'
 import { startPostfixSink } from './lib/smtp-sink.js'
 import { measureRsaCeiling, shareOf } from './lib/rsa-ceiling.js'
 import { startDnsServer } from '../test/helpers/dns-server.js'
@@ -179,6 +180,17 @@ async function main(): Promise<void> {
         } finally {
           await server.stop()
         }
+      }
+    }
+    // BENCH_RECS_ITEMS transaction items (default 1,000,000) over BENCH_RECS_PRODUCTS products (default
+    // 10,000): training time (bar ≤ 60 s) and recommendation latency at 64 connections; PostgreSQL only.
+    if (want('recommenders')) {
+      if (!pgUrl) throw new Error('recommenders needs PostgreSQL')
+      const server = await startServerProcess('postgres', pgUrl)
+      try {
+        results['recommenders.postgres'] = await benchRecommenders(server, pgUrl, seconds)
+      } finally {
+        await server.stop()
       }
     }
   } finally {

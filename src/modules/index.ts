@@ -21,6 +21,7 @@ import { webhooksModule } from './webhooks/webhooks.module.js'
 import { pipelinesModule } from './pipelines/pipelines.module.js'
 import { automationsReadModule } from './automations/automations.module.js'
 import { feedsModule } from './feeds/feeds.module.js'
+import { recommendersModule } from './recommenders/recommenders.module.js'
 
 export { createAccountService, PLANS } from './accounts/index.js'
 export { registerIdempotency } from './idempotency/index.js'
@@ -51,6 +52,7 @@ export const modules: ModuleDef[] = [
   pipelinesModule,
   automationsReadModule,
   feedsModule,
+  recommendersModule,
 ]
 
 /** Every queue any module sends to, created when the job queue starts. */

@@ -25,6 +25,17 @@ export interface CompiledTemplate {
   readonly names: ReadonlySet<string>
 }
 
+/**
+ * Tags whose value the service builds as a block of HTML (recommended products), every field in it escaped
+ * as it was built. In HTML such a tag inserts, raw, the variable named by htmlBlockVar (`html|recommend:12:4`);
+ * in text, its own variable (`recommend:12:4`). No tag can name a variable holding `|`, so only the sender that
+ * set it can fill it.
+ */
+const BLOCK_TAGS: ReadonlySet<string> = new Set(['recommend'])
+
+/** The variable holding the HTML form of a block tag's value. */
+export const htmlBlockVar = (name: string) => `html|${name}`
+
 const TAG_RE = /\{\*\|([^|*{}]{1,200})\|\*\}|\*\|([^|*]{1,200})\|\*/g
 
 const ESCAPES: Record<string, string> = {
@@ -90,6 +101,11 @@ export function compileTemplate(source: string): CompiledTemplate {
       } else {
         const special = data.special?.(n.name.toUpperCase(), n.arg)
         const name = n.arg === undefined ? n.name : `${n.name}:${n.arg.toLowerCase()}`
+        if (mode === 'html' && n.arg !== undefined && BLOCK_TAGS.has(n.name)) {
+          const block = data.vars[htmlBlockVar(name)]
+          if (typeof block === 'string' && Object.hasOwn(data.vars, htmlBlockVar(name))) out.push(block)
+          continue
+        }
         const value = special ?? (Object.hasOwn(data.vars, name) ? data.vars[name] : undefined)
         if (value === null || value === undefined) continue
         const s = String(value)

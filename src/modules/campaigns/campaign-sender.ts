@@ -9,6 +9,7 @@ import { campaignErrors } from './campaign-errors.js'
 import { contactMergeVars, markRefused } from '../messages/index.js'
 import { enqueueWebhookEvents } from '../webhooks/index.js'
 import { assignCouponVars, couponTags, type CouponTags } from '../coupons/index.js'
+import { recommendationVars, recommendTags } from '../recommenders/index.js'
 import { CAMPAIGN_DOMAIN_TYPES, prepareCampaign } from './campaign-prepare.js'
 import type { CampaignRecipient } from './campaign-render.js'
 import {
@@ -150,6 +151,15 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
       campaignId: c.id,
       messageIds: rows.map((r) => r.id),
     })
+    // Each recipient's recommended products: one statement per recommender for the whole batch.
+    const recs = await recommendationVars(
+      ctx,
+      recommendTags([content.subject, content.html, content.plainText]),
+      {
+        accountId: c.accountId,
+        recipients: rows.map((r) => ({ messageId: r.id, email: r.email })),
+      },
+    )
     const byId = new Map(rows.map((r) => [r.id, r]))
     const pending = new Set(byId.keys())
     // A slow relay must not let the lease run out under a batch still being sent.
@@ -193,7 +203,7 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
       for (let i = 0; i < rows.length; i += SIGN_CHUNK) chunks.push(rows.slice(i, i + SIGN_CHUNK))
       await Promise.all(
         chunks.map(async (chunk) => {
-          const recipients = chunk.map((r) => recipientOf(r, coupons.get(r.id)))
+          const recipients = chunk.map((r) => recipientOf(r, { ...coupons.get(r.id), ...recs.get(r.id) }))
           const signed = await signer.sign({ key, content, recipients })
           await Promise.all(
             signed.map(async (m) => {

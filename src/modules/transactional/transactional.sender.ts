@@ -4,6 +4,7 @@ import { composeMessage, queuedOfBatch, type MessageRow } from '../messages/inde
 import { deliver, recordSoftFailure } from '../outcomes/index.js'
 import { trackingLinks } from '../tracking/index.js'
 import { assignCouponVars, couponTags } from '../coupons/index.js'
+import { recommendationVars, recommendTags } from '../recommenders/index.js'
 import { findBatch, storeRendered } from './transactional.repo.js'
 import { compileBatch, renderFor, type CompiledBatch } from './transactional.render.js'
 
@@ -57,9 +58,13 @@ export async function sendBatch(ctx: Ctx, batchId: number, lastTry: boolean): Pr
     campaignId: 0,
     messageIds: queued.map((m) => m.id),
   })
+  const recs = await recommendationVars(ctx, recommendTags([batch.subject, batch.html, batch.text]), {
+    accountId: batch.accountId,
+    recipients: queued.map((m) => ({ messageId: m.id, email: m.email })),
+  })
   const deferred: { message: MessageRow; error: string }[] = []
   await forEachLimited(queued, CONCURRENCY, async (message) => {
-    const content = renderFor(compiled, message, coupons.get(message.id))
+    const content = renderFor(compiled, message, { ...coupons.get(message.id), ...recs.get(message.id) })
     const { mail, links, webHtml } = composeMessage(ctx, content)
     await storeRendered(ctx.db, message.id, { subject: mail.subject, html: webHtml ?? null, links })
     const sent = await deliver(ctx, message, mail)

@@ -1,0 +1,133 @@
+/**
+ * `*|RECOMMEND:<recommender_id>:<n>|*` in campaign mail: each recipient's own top products as an HTML table
+ * (image, title linked to the product, price) and title + URL lines in the text part, the same products the
+ * API recommends to them; bestsellers for a recipient without purchases; empty for a recommender that is not
+ * the account's. Feed values are escaped in HTML.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { startSmtpSink, type SinkMessage } from '../../../test/helpers/smtp-sink.js'
+import { ManualClock } from '../../core/clock.js'
+import { compileTemplate } from '../../core/mail/merge-tags.js'
+import { startCampaignSender } from '../campaigns/campaign-sender.js'
+import {
+  campaignRow,
+  createCampaign,
+  listWith,
+  sendingDomain,
+} from '../campaigns/campaign-send.test-helpers.js'
+import { trainDueRecommenders } from './recommender-trainer.js'
+import { productsHtml, recommendTags } from './recommend-vars.js'
+import { postOrders, seedFeed, type Order } from './recommenders.test-helpers.js'
+
+const sink = await startSmtpSink()
+const SHOP = 'mail.cz'
+
+describe('recommendations in mail', async () => {
+  const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'))
+  const t = await startTestApp({ clock, worker: false, config: { smtpUrl: sink.url, sendThreads: 0 } })
+  await sendingDomain(t, t.account)
+  const sender = startCampaignSender(t.ctx, { loop: false, batchSize: 4 })
+  t.ctx.onClose(() => sender.stop())
+  const other = await t.createAccount()
+
+  const ids = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6']
+  const feed = await seedFeed(t, t.account.id, [
+    ...ids.map((id) => ({ id, title: `Thing ${id}` })),
+    { id: 'a7', title: 'Fish & <Chips>', price: 12.5 },
+  ])
+  const orders: Order[] = []
+  const basket = (n: number, email: string, codes: string[]) =>
+    orders.push({ orderId: `m${n}`, email, shop: SHOP, at: '2026-06-01 10:00:00', codes })
+  basket(1, 'ann@example.cz', ['a1', 'a2'])
+  basket(2, 'bob@example.cz', ['a1', 'a3', 'a7'])
+  basket(3, 'cid@example.cz', ['a2', 'a3', 'a4'])
+  basket(4, 'dan@example.cz', ['a5', 'a6'])
+  basket(5, 'eve@example.cz', ['a1', 'a7'])
+  basket(6, 'fay@example.cz', ['a3', 'a7', 'a1'])
+  await postOrders(t, t.account, orders)
+  const created = await t.req('POST', '/recommenders', { body: { shop_id: SHOP, feed_id: feed } })
+  const rid = created.body[0].recommender_id as string
+  const otherFeed = await seedFeed(t, other.id, [{ id: 'a1' }])
+  const foreign = (
+    await t.req('POST', '/recommenders', { key: other.key, body: { shop_id: SHOP, feed_id: otherFeed } })
+  ).body[0].recommender_id as string
+  await trainDueRecommenders(t.ctx)
+  assert.equal((await t.req('GET', `/recommenders/${rid}`)).body.status, 'ready')
+
+  /** Product ids in the order the HTML links them (image and title link each product: kept once). */
+  const linkedIds = (html: string) => {
+    const found = [...html.matchAll(/href="https:\/\/shop\.example\/p\/([a-z0-9]+)"/g)].map((m) => m[1]!)
+    return found.filter((id, i) => found[i - 1] !== id)
+  }
+  const apiIds = async (email: string, limit: number) =>
+    (
+      (await t.req('GET', `/recommenders/${rid}/recommendations?email=${email}&limit=${limit}`)).body
+        .products as { id: string }[]
+    ).map((p) => p.id)
+
+  it('puts each recipient its own products, as the API recommends them, in HTML and text', async () => {
+    sink.messages.length = 0
+    const people = ['ann', 'bob', 'cid', 'dan', 'eve', 'new'].map((n) => ({
+      email: `${n}@example.cz`,
+      name: n,
+    }))
+    const list = await listWith(t, t.account, people)
+    const id = await createCampaign(t, t.account, [list], {
+      subject: 'For you',
+      html_text:
+        `<html><body><p>Hello *|name|*</p><div>*|RECOMMEND:${rid}:3|*</div>` +
+        `<div id="foreign">*|RECOMMEND:${foreign}:3|*</div><p>Bye</p></body></html>`,
+    })
+    await t.req('POST', `/campaigns/${id}/send`)
+    for (let i = 0; i < 20 && (await campaignRow(t, id))?.status !== 3; i++) await sender.runOnce()
+    assert.equal((await campaignRow(t, id))?.status, 3)
+    assert.equal(sink.messages.length, people.length)
+    const byEmail = new Map<string, SinkMessage>(sink.messages.map((m) => [m.envelopeTo[0]!, m]))
+    for (const p of people) {
+      const m = byEmail.get(p.email)!
+      const html = String(m.parsed.html)
+      const expected = await apiIds(p.email, 3)
+      // Dan's products were never bought with others: a history without pairs gives nothing (not bestsellers).
+      assert.equal(expected.length === 0, p.email === 'dan@example.cz', p.email)
+      assert.deepEqual(linkedIds(html), expected, p.email)
+      assert.match(html, /<div id="foreign"><\/div>/, "another account's recommender renders empty")
+      const text = m.parsed.text ?? ''
+      for (const pid of expected)
+        assert.ok(text.includes(`https://shop.example/p/${pid}`), `${p.email} text: ${text}`)
+      const bought = new Set(orders.filter((o) => o.email === p.email).flatMap((o) => o.codes))
+      assert.ok(expected.every((pid) => !bought.has(pid)))
+    }
+    // The new subscriber gets the bestsellers (orders holding each: a1 4, a3 3, a7 3).
+    assert.deepEqual(await apiIds('new@example.cz', 3), ['a1', 'a3', 'a7'])
+    const fish = String(byEmail.get('new@example.cz')!.parsed.html)
+    assert.ok(fish.includes('Fish &amp; &lt;Chips&gt;'), 'feed titles are escaped')
+    assert.ok(!fish.includes('<Chips>'))
+    assert.ok(fish.includes('12.5'))
+  })
+
+  it('reads tags with and without a count; bad ones are kept so they render empty', () => {
+    const tags = recommendTags([
+      '*|RECOMMEND:12:3|* {*|recommend: 7 |*}',
+      '*|RECOMMEND:x|* *|RECOMMEND:5:99|*',
+      null,
+    ])
+    assert.deepEqual(tags, [
+      { name: 'recommend:12:3', recommenderId: 12, count: 3 },
+      { name: 'recommend:7', recommenderId: 7, count: 4 },
+      { name: 'recommend:x', recommenderId: null, count: 4 },
+      { name: 'recommend:5:99', recommenderId: null, count: 99 },
+    ])
+  })
+
+  it('inserts the block raw in HTML and its text in text, whatever a contact field of that name holds', () => {
+    const block = productsHtml([{ title: 'T', url: 'javascript:alert(1)', image: '', price: null }])
+    assert.ok(!block.includes('javascript'), 'only web links')
+    const tpl = compileTemplate('<div>*|RECOMMEND:1:2|*</div><div>*|x|*</div>')
+    const vars = { 'recommend:1:2': 'T\nhttps://x', 'html|recommend:1:2': '<table>ok</table>', x: '<b>' }
+    assert.equal(tpl.render({ vars }, 'html'), '<div><table>ok</table></div><div>&lt;b&gt;</div>')
+    assert.equal(tpl.render({ vars }, 'text'), '<div>T\nhttps://x</div><div><b></div>')
+    assert.equal(tpl.render({ vars: { 'recommend:1:2': '<script>' } }, 'html'), '<div></div><div></div>')
+  })
+})

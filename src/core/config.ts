@@ -28,6 +28,10 @@ export interface Config {
   sendLeaseSeconds: number
   /** Concurrent connections to the SMTP relay. */
   smtpConnections: number
+  /** Where automation sms nodes POST their messages (unset: sms nodes are logged as skipped). */
+  smsGatewayUrl: string | undefined
+  /** How long a worker's claim on due automation runs lasts; a crashed worker's runs are taken up after it. */
+  automationLeaseSeconds: number
 }
 
 export class ConfigError extends Error {}
@@ -112,5 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     sendThreads: int(env, 'SEND_THREADS', 2),
     sendLeaseSeconds: int(env, 'SEND_LEASE_SECONDS', 60, 1),
     smtpConnections: int(env, 'SMTP_CONNECTIONS', 10, 1),
+    smsGatewayUrl: nonEmpty(env, 'SMS_GATEWAY_URL'),
+    automationLeaseSeconds: int(env, 'AUTOMATION_LEASE_SECONDS', 60, 1),
   }
 }

@@ -1,5 +1,6 @@
 import type { ModuleDef } from './registry.js'
 import { accountsModule } from './accounts/index.js'
+import { automationsModule } from './automations/index.js'
 import { bouncesModule } from './bounces/index.js'
 import { campaignSources, campaignsModule } from './campaigns/index.js'
 import { confirmationModule } from './confirmation/index.js'
@@ -42,6 +43,7 @@ export const modules: ModuleDef[] = [
   segmentsModule,
   campaignsModule,
   webhooksModule,
+  automationsModule,
 ]
 
 /** Every queue any module sends to, created when the job queue starts. */

@@ -3,7 +3,8 @@ import { startTransactionalWorker, TRANSACTIONAL_SEND_JOB } from './transactiona
 import { transactionalRoutes } from './transactional.routes.js'
 
 export { messageBatches, type BatchAttachment } from './transactional.table.js'
-export { TRANSACTIONAL_SEND_JOB } from './transactional.jobs.js'
+export { TRANSACTIONAL_SEND_JOB, queueBatch } from './transactional.jobs.js'
+export { insertBatch } from './transactional.repo.js'
 export { copiesOfRecipient } from './transactional.repo.js'
 
 /** Transactional email (api.md, contract §9): the API intake and the worker that renders and sends each batch. */

@@ -9,6 +9,8 @@ export {
   webhookOutboxFromSql,
   webhookOutboxSql,
 } from './webhook-events.js'
+export { deliveryHeaders } from './webhook-signature.js'
+export { findWebhook } from './webhooks.repo.js'
 export { accountWebhooks, webhookBatches, webhookOutbox } from './webhooks.table.js'
 
 const running = new WeakMap<AppContext, WebhookDeliverer>()

@@ -117,6 +117,6 @@ export function loadConfig(env: Env = process.env): Config {
     sendLeaseSeconds: int(env, 'SEND_LEASE_SECONDS', 60, 1),
     smtpConnections: int(env, 'SMTP_CONNECTIONS', 10, 1),
     smsGatewayUrl: nonEmpty(env, 'SMS_GATEWAY_URL'),
-    automationLeaseSeconds: int(env, 'AUTOMATION_LEASE_SECONDS', 60, 1),
+    automationLeaseSeconds: int(env, 'RUN_LEASE_SECONDS', 60, 1),
   }
 }

@@ -62,8 +62,26 @@ export async function createPipeline(
   return row.id
 }
 
-/** Moves the engine until nothing is due. */
-export const settle = (t: TestApp) => runAutomations(t.ctx)
+/**
+ * Moves the engine until nothing is due and no signal waits (the worker's own loop may hold some runs for a
+ * moment, so this polls, bounded).
+ */
+export async function settle(t: TestApp): Promise<void> {
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    await runAutomations(t.ctx)
+    const [row] = await queryRows<{ n: number }>(
+      t.ctx.db,
+      sql`SELECT ((SELECT count(*) FROM automation_runs r JOIN pipelines p ON p.id = r.pipeline_id
+                   WHERE r.status = 'active' AND r.due_at <= ${t.ctx.clock.now().toISOString()}::timestamptz
+                     AND p.status = 'active' AND p.deleted_at IS NULL)
+                + (SELECT count(*) FROM signals WHERE consumed_at IS NULL))::int AS n`,
+    )
+    if (row!.n === 0) return
+    if (Date.now() > deadline) throw new Error(`automations did not settle: ${row!.n} due`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
 
 export interface LogRow {
   run_id: number

@@ -8,7 +8,7 @@ import {
 } from '../pipelines/index.js'
 import { evaluateCondition } from './conditions.js'
 import { loadSubjects, type Subject } from './node-effects.repo.js'
-import { EXECUTORS, type EngineCtx, type NodeEnv, type Outcome, type Prepared } from './nodes.js'
+import { EXECUTORS, goalsPassed, type EngineCtx, type NodeEnv, type Outcome, type Prepared } from './nodes.js'
 import {
   claimDueRuns,
   insertLogEntries,
@@ -75,8 +75,9 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
   /** The goal node a run meets the condition of, when it is not at a goal already. */
   async function goalMet(p: PipelineRow, node: PipelineNode | undefined, r: ClaimedRun, now: Date) {
     if (node?.type === 'goal') return undefined
+    const passed = goalsPassed(r.state)
     for (const g of p.actions) {
-      if (g.type !== 'goal' || !g.properties.condition) continue
+      if (g.type !== 'goal' || !g.properties.condition || passed.includes(g.id)) continue
       const subject = {
         accountId: p.accountId,
         pipelineId: p.id,

@@ -389,6 +389,11 @@ const trigger: NodeExecutor = {
   },
 }
 
+/** The goal nodes a run has passed. */
+export function goalsPassed(state: Record<string, unknown>): string[] {
+  return Array.isArray(state.goalsPassed) ? (state.goalsPassed as string[]) : []
+}
+
 /** How often a run waiting at a goal checks its condition again. */
 export const GOAL_RECHECK_MS = 60_000
 
@@ -398,8 +403,10 @@ const goal: NodeExecutor = {
     const timeoutMs = prop(env.node, 'timeout') ? durationMs(prop(env.node, 'timeout')) : undefined
     const out = new Map<number, Outcome>()
     for (const r of runs) {
+      // A goal passed (met or timed out) is never jumped to again.
+      const passed = { ...r.state, goalsPassed: [...goalsPassed(r.state), env.node.id] }
       if (condition && (await evaluateCondition(tx, subjectOf(env, r), condition, env.now))) {
-        out.set(r.id, { props: { goal: 'met' } })
+        out.set(r.id, { props: { goal: 'met' }, state: passed })
         continue
       }
       const since = Number(
@@ -407,7 +414,7 @@ const goal: NodeExecutor = {
       )
       const deadline = timeoutMs === undefined ? undefined : since + timeoutMs
       if (deadline !== undefined && env.now.getTime() >= deadline) {
-        out.set(r.id, { props: { goal: 'timeout' } })
+        out.set(r.id, { props: { goal: 'timeout' }, state: passed })
         continue
       }
       const recheck = env.now.getTime() + GOAL_RECHECK_MS

@@ -1,7 +1,8 @@
 import type { AppContext } from '../../core/context.js'
+import { sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
+import { queryRows } from '../../core/db/sql.js'
 import { inlineCss } from '../../core/mail/inline-css.js'
-import { messages } from '../messages/index.js'
 import { insertBatch, queueBatch } from '../transactional/index.js'
 
 /**
@@ -52,33 +53,28 @@ export async function queueAutomationMail(
     },
     now,
   )
-  const ids: number[] = []
-  // In slices: one INSERT of thousands of rows would pass PostgreSQL's 65,535 bind parameters.
-  for (let i = 0; i < m.recipients.length; i += 1000) {
-    const rows = await tx
-      .insert(messages)
-      .values(
-        m.recipients.slice(i, i + 1000).map((r) => ({
-          accountId: m.accountId,
-          kind: 'automation' as const,
-          batchId,
-          pipelineId: m.pipelineId,
-          actionId: m.actionId,
-          contactId: r.contactId,
-          email: r.email,
-          recipientName: r.name,
-          vars: r.vars,
-          subject: m.body.subject,
-          status: 0,
-          trackOpens: true,
-          trackClicks: true,
-          createdAt: now,
-        })),
-      )
-      .returning({ id: messages.id })
-    // Multi-row VALUES come back in the order given; sorted to be sure, as ids grow in insertion order.
-    ids.push(...rows.map((r) => r.id).sort((a, b) => a - b))
-  }
+  // One statement for every recipient: the rows travel as one JSON parameter (no bind-parameter limit).
+  const rows = m.recipients.map((r, i) => ({
+    i,
+    email: r.email,
+    recipient_name: r.name,
+    contact_id: r.contactId,
+    vars: r.vars,
+  }))
+  const inserted = await queryRows<{ id: string | number }>(
+    tx,
+    sql`INSERT INTO messages (account_id, kind, batch_id, pipeline_id, action_id, contact_id, email, recipient_name,
+                              vars, subject, status, track_opens, track_clicks, created_at)
+        SELECT ${m.accountId}, 'automation', ${batchId}, ${m.pipelineId}, ${m.actionId}, x.contact_id, x.email,
+               x.recipient_name, x.vars, ${m.body.subject}, 0, true, true, ${now.toISOString()}::timestamptz
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS x(i int, email text, recipient_name text, contact_id int, vars jsonb)
+        ORDER BY x.i
+        RETURNING id`,
+  )
+  // Ids come from the sequence in the order the SELECT yields the rows (ORDER BY x.i): sorted, they follow
+  // the recipients.
+  const ids = inserted.map((r) => Number(r.id)).sort((a, b) => a - b)
   await queueBatch(ctx, tx, batchId)
   return ids
 }

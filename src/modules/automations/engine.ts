@@ -264,7 +264,11 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
       if (g) g.push(r)
       else groups.set(key, [r])
     }
-    const queue = [...groups.values()]
+    // Large groups in slices, so the lanes share one busy node instead of one lane taking it all.
+    const slice = Math.max(50, Math.ceil(claimed.length / parallel))
+    const queue = [...groups.values()].flatMap((g) =>
+      Array.from({ length: Math.ceil(g.length / slice) }, (_, i) => g.slice(i * slice, (i + 1) * slice)),
+    )
     const lane = async () => {
       for (let g = queue.shift(); g; g = queue.shift()) {
         try {

@@ -217,16 +217,35 @@ function subjectOf(env: NodeEnv, r: ClaimedRun) {
   }
 }
 
-const check: NodeExecutor = {
-  async execute(env, tx, runs) {
-    const condition = prop<Condition>(env.node, 'condition')
-    const out = new Map<number, Outcome>()
-    for (const r of runs) {
-      const met = condition ? await evaluateCondition(tx, subjectOf(env, r), condition, env.now) : false
-      out.set(r.id, { port: met ? 'yes' : 'no', props: { result: met ? 'yes' : 'no' } })
+/** Conditions evaluated at once before the node's transaction, over the pool (one connection would serialise them). */
+const EVAL_CONCURRENCY = 8
+
+/** Each run's condition result, evaluated before the transaction (what it reads is committed state anyway). */
+async function evaluateAll(
+  env: NodeEnv,
+  runs: ClaimedRun[],
+  condition: Condition | undefined,
+): Promise<Prepared> {
+  const out: Prepared = new Map()
+  if (!condition) return out
+  let next = 0
+  const lane = async () => {
+    while (next < runs.length) {
+      const r = runs[next++]!
+      out.set(r.id, await evaluateCondition(env.ctx.db, subjectOf(env, r), condition, env.now))
     }
-    return out
-  },
+  }
+  await Promise.all(Array.from({ length: Math.min(EVAL_CONCURRENCY, runs.length) }, lane))
+  return out
+}
+
+const check: NodeExecutor = {
+  prepare: (env, runs) => evaluateAll(env, runs, prop<Condition>(env.node, 'condition')),
+  execute: async (_env, _tx, runs, met) =>
+    each(runs, (r) => {
+      const yes = met.get(r.id) === true
+      return { port: yes ? 'yes' : 'no', props: { result: yes ? 'yes' : 'no' } }
+    }),
 }
 
 /** The variant of a run: a fixed point in [0, total weight) from a hash of the run id, so a retry picks the same. */
@@ -398,14 +417,14 @@ export function goalsPassed(state: Record<string, unknown>): string[] {
 export const GOAL_RECHECK_MS = 60_000
 
 const goal: NodeExecutor = {
-  async execute(env, tx, runs) {
-    const condition = prop<Condition>(env.node, 'condition')
+  prepare: (env, runs) => evaluateAll(env, runs, prop<Condition>(env.node, 'condition')),
+  async execute(env, _tx, runs, met) {
     const timeoutMs = prop(env.node, 'timeout') ? durationMs(prop(env.node, 'timeout')) : undefined
     const out = new Map<number, Outcome>()
     for (const r of runs) {
       // A goal passed (met or timed out) is never jumped to again.
       const passed = { ...r.state, goalsPassed: [...goalsPassed(r.state), env.node.id] }
-      if (condition && (await evaluateCondition(tx, subjectOf(env, r), condition, env.now))) {
+      if (met.get(r.id) === true) {
         out.set(r.id, { props: { goal: 'met' }, state: passed })
         continue
       }

@@ -7,7 +7,7 @@ import { datePipelines, startDateRuns } from './runs.repo.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'log'>
 
-const SIGNAL_BATCH = 200
+const SIGNAL_BATCH = 1000
 
 const TRIGGER_OF: Record<string, TriggerType> = {
   subscribe: 'subscribe',

@@ -18,6 +18,7 @@ import { benchCampaignSend } from './campaign-send.bench.js'
 import { benchTransactions } from './transactions.bench.js'
 import { benchFeedRefresh } from './feeds.bench.js'
 import { benchRecommenders } from './recommenders.bench.js'
+import { benchAutomation } from './automation.bench.js'
 import { startPostfixSink } from './lib/smtp-sink.js'
 import { measureRsaCeiling, shareOf } from './lib/rsa-ceiling.js'
 import { startDnsServer } from '../test/helpers/dns-server.js'
@@ -191,6 +192,13 @@ async function main(): Promise<void> {
         results['recommenders.postgres'] = await benchRecommenders(server, pgUrl, seconds)
       } finally {
         await server.stop()
+      }
+    }
+    // BENCH_AUTOMATION_RUNS subscribers (default 100,000) through a 6-node pipeline, in this process.
+    if (want('automation')) {
+      for (const db of benchDbs) {
+        if (db === 'postgres' && !pgUrl) continue
+        results[`automation.${db}`] = await benchAutomation(db, pgUrl)
       }
     }
   } finally {

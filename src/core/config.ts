@@ -32,6 +32,10 @@ export interface Config {
   feedMaxBytes: number
   /** Time for a whole feed download (connect, answer, parse); seconds, fractions allowed in tests. */
   feedTimeoutSeconds: number
+  /** Where automation sms nodes POST their messages (unset: sms nodes are logged as skipped). */
+  smsGatewayUrl: string | undefined
+  /** How long a worker's claim on due automation runs lasts; a crashed worker's runs are taken up after it. */
+  automationLeaseSeconds: number
 }
 
 export class ConfigError extends Error {}
@@ -118,5 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpConnections: int(env, 'SMTP_CONNECTIONS', 10, 1),
     feedMaxBytes: int(env, 'FEED_MAX_BYTES', 200 * 1024 * 1024, 1024),
     feedTimeoutSeconds: int(env, 'FEED_TIMEOUT_SECONDS', 300, 1),
+    smsGatewayUrl: nonEmpty(env, 'SMS_GATEWAY_URL'),
+    automationLeaseSeconds: int(env, 'RUN_LEASE_SECONDS', 60, 1),
   }
 }

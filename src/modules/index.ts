@@ -19,7 +19,7 @@ import { transactionsModule } from './transactions/transactions.module.js'
 import { trackerEventsModule } from './tracker-events/tracker-events.module.js'
 import { webhooksModule } from './webhooks/webhooks.module.js'
 import { pipelinesModule } from './pipelines/pipelines.module.js'
-import { automationsReadModule } from './automations/automations.module.js'
+import { automationsModule } from './automations/automations.module.js'
 import { feedsModule } from './feeds/feeds.module.js'
 import { recommendersModule } from './recommenders/recommenders.module.js'
 
@@ -50,9 +50,9 @@ export const modules: ModuleDef[] = [
   campaignsModule,
   webhooksModule,
   pipelinesModule,
-  automationsReadModule,
   feedsModule,
   recommendersModule,
+  automationsModule,
 ]
 
 /** Every queue any module sends to, created when the job queue starts. */

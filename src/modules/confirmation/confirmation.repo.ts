@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
-import { queryOne, queryRows } from '../../core/db/sql.js'
+import { queryOne } from '../../core/db/sql.js'
 import type { ConfirmationMailInput } from './confirmation.mail.js'
 import type { ConfirmTarget } from './confirmation.links.js'
 
@@ -55,18 +55,23 @@ export async function findUnconfirmedRecipient(
 
 /**
  * Side effect: moves the membership from unconfirmed to subscribed, in one statement so two clicks at once
- * confirm it once. Any other status stays as it is. True when this call made the change.
+ * confirm it once. Any other status stays as it is. The account and address when this call made the change.
  */
-export async function confirmMembership(ex: Executor, t: ConfirmTarget, now: Date): Promise<boolean> {
+export async function confirmMembership(
+  ex: Executor,
+  t: ConfirmTarget,
+  now: Date,
+): Promise<{ accountId: number; email: string } | undefined> {
   const at = now.toISOString()
-  const rows = await queryRows<{ id: number }>(
+  return queryOne<{ accountId: number; email: string }>(
     ex,
-    sql`UPDATE memberships
+    sql`UPDATE memberships m
         SET status = ${SUBSCRIBED}, subscribed_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
-        WHERE list_id = ${t.listId} AND contact_id = ${t.contactId} AND status = ${UNCONFIRMED}
-        RETURNING id`,
+        FROM contacts c
+        WHERE m.list_id = ${t.listId} AND m.contact_id = ${t.contactId} AND m.status = ${UNCONFIRMED}
+          AND c.id = m.contact_id
+        RETURNING m.account_id AS "accountId", c.email`,
   )
-  return rows.length > 0
 }
 
 /** The list's "subscription confirmed" page; '' when it has none, undefined when the list is gone. */

@@ -6,6 +6,7 @@ import { bounceHostFor, dkimKeyOf, findDomainForAddress } from '../domains/index
 import { confirmUrl, readConfirmToken } from './confirmation.links.js'
 import { composeConfirmationMail } from './confirmation.mail.js'
 import * as repo from './confirmation.repo.js'
+import { emitSignal } from '../signals/index.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'mailer' | 'linkSecret' | 'log'>
 
@@ -64,7 +65,20 @@ export function createConfirmationService(ctx: Ctx) {
     async confirm(token: string): Promise<ConfirmOutcome> {
       const target = readConfirmToken(ctx.linkSecret, token)
       if (!target) throw notFound()
-      const confirmed = await repo.confirmMembership(ctx.db, target, ctx.clock.now())
+      const now = ctx.clock.now()
+      // The list's subscribe-triggered automations start from the signal, committed with the confirmation.
+      const confirmed = await ctx.db.transaction(async (tx) => {
+        const done = await repo.confirmMembership(tx, target, now)
+        if (done)
+          await emitSignal(tx, {
+            accountId: done.accountId,
+            kind: 'subscribe',
+            email: done.email,
+            payload: { list_id: target.listId },
+            at: now,
+          })
+        return done !== undefined
+      })
       if (confirmed) ctx.log.info({ listId: target.listId }, 'subscription confirmed')
       return { confirmed, redirectTo: redirectTarget(await repo.findConfirmedPage(ctx.db, target.listId)) }
     },

@@ -95,3 +95,22 @@ export const insertColumns = sql.raw(TEXT_COLUMNS.join(', '))
 export const insertValues = sql.raw(
   TEXT_COLUMNS.map((c) => (NULLABLE_TEXT.has(c) ? `b.${c}` : `coalesce(b.${c}, '')`)).join(', '),
 )
+
+/**
+ * Two CTEs for a statement over the batch `b` that writes tags: `old_tags` (the tags before the statement:
+ * every part of one statement sees one snapshot) and `tag_signals`, which records a `tag` signal (the
+ * automations' outbox) naming the tags each entry matching `which` adds, when it adds any.
+ */
+export function tagSignals(accountId: number, which: SQL, now: Date): SQL {
+  return sql`old_tags AS (SELECT c.id, c.tags FROM contacts c WHERE c.id IN (SELECT contact_id FROM b)),
+        tag_signals AS (
+          INSERT INTO signals (account_id, kind, email, payload, created_at)
+          SELECT ${accountId}, 'tag', x.email, jsonb_build_object('tags', to_jsonb(x.added)), ${ts(now)}
+          FROM (SELECT b.email,
+                       ARRAY(SELECT DISTINCT t FROM unnest(b.tags) t
+                             WHERE ot.tags IS NULL OR NOT (t = ANY(ot.tags))) AS added
+                FROM b LEFT JOIN old_tags ot ON ot.id = b.contact_id
+                WHERE b.tags IS NOT NULL AND (${which})) x
+          WHERE cardinality(x.added) > 0
+          RETURNING 1)`
+}

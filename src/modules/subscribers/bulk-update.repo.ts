@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryOne } from '../../core/db/sql.js'
-import { batchWithMembers, keepUnlessGiven, ts, type BulkEntry } from './bulk-batch.repo.js'
+import { batchWithMembers, keepUnlessGiven, tagSignals, ts, type BulkEntry } from './bulk-batch.repo.js'
 
 export interface UpdateOptions {
   accountId: number
@@ -13,7 +13,8 @@ export interface UpdateOptions {
 /**
  * update-subscribers-bulk (and update-subscriber): one statement, two writes on one snapshot, atomic without
  * a transaction around it.
- * Contacts of the list's members get the given fields (tags overwritten, custom fields and groups merged);
+ * Contacts of the list's members get the given fields (tags overwritten, custom fields and groups merged; a
+ * `tag` signal for the automations names the tags each did not have before);
  * status 4 suppresses the address account-wide and counts a hard bounce (once per move to 4); status 1 with
  * `allowResubscribe` lifts a suppression. Memberships: 2 and 4 always apply; 1 applies to a subscribed or
  * unconfirmed member, and to an unsubscribed, bounced or complained one only with `allowResubscribe`;
@@ -31,6 +32,7 @@ export async function updateMembers(ex: Executor, entries: BulkEntry[], o: Updat
     ex,
     sql`WITH b AS MATERIALIZED (
           SELECT * FROM (${batchWithMembers(entries, o.accountId, o.listId)}) x WHERE x.membership_id IS NOT NULL),
+        ${tagSignals(o.accountId, sql`b.contact_id IS NOT NULL`, o.now)},
         upd_contacts AS (
           UPDATE contacts c SET ${keepUnlessGiven()},
             tags = coalesce(b.tags, c.tags),

@@ -7,6 +7,7 @@ import {
   insertValues,
   keepUnlessGiven,
   membershipOnly,
+  tagSignals,
   ts,
   type BulkEntry,
 } from './bulk-batch.repo.js'
@@ -28,7 +29,7 @@ const ids = (rows: { id: number }[]) => rows.map((r) => r.id)
 
 /**
  * Step 1: creates the contacts not yet in the account and, when `updateExisting`, writes the given fields
- * of the others (tags added, first occurrences kept in order). Both writes run on one snapshot, so the
+ * of the others (tags added, first occurrences kept in order; a `tag` signal names the tags each gains). Both writes run on one snapshot, so the
  * update never sees, nor re-writes, the rows the insert just made; ON CONFLICT DO NOTHING lets a concurrent
  * import of the same address win instead of failing. A new contact whose address was erased while suppressed
  * (found by each entry's `addressHash`: one index probe per new contact, in the same statement) is created
@@ -51,6 +52,7 @@ export async function upsertContacts(
           FROM b WHERE b.contact_id IS NULL
           ON CONFLICT (account_id, email) DO NOTHING
           RETURNING id, email, suppressed),
+        ${tagSignals(o.accountId, sql`(b.contact_id IS NULL AND b.email IN (SELECT email FROM ins)) OR (b.contact_id IS NOT NULL AND ${o.updateExisting})`, o.now)},
         restored AS (
           DELETE FROM erased_suppressions e USING ins, b
           WHERE ins.suppressed IS NOT NULL AND b.email = ins.email
@@ -136,4 +138,23 @@ export async function insertMemberships(
         RETURNING contact_id AS id`,
   )
   return ids(rows)
+}
+
+/**
+ * With trigger_autoresponders: a `subscribe` signal (the automations' outbox) for each of `contactIds` (the
+ * memberships steps 3 and 4 wrote) that is now subscribed to the list. One statement per batch.
+ */
+export async function emitSubscribeSignals(
+  ex: Executor,
+  contactIds: number[],
+  o: JoinOptions,
+): Promise<void> {
+  if (contactIds.length === 0) return
+  await ex.execute(
+    sql`INSERT INTO signals (account_id, kind, email, payload, created_at)
+        SELECT ${o.accountId}, 'subscribe', c.email, jsonb_build_object('list_id', ${o.listId}::int), ${ts(o.now)}
+        FROM memberships m JOIN contacts c ON c.id = m.contact_id
+        WHERE m.list_id = ${o.listId} AND m.status = 1
+          AND m.contact_id IN (SELECT (jsonb_array_elements_text(${JSON.stringify(contactIds)}::jsonb))::int)`,
+  )
 }

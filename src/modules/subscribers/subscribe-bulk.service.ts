@@ -43,8 +43,13 @@ export function createSubscribeBulkService(ctx: Ctx) {
         const ids = new Set(await repo.upsertContacts(tx, hashed, { ...opts, updateExisting }))
         const add = (more: number[]) => more.forEach((id) => ids.add(id))
         if (resubscribe) add(await repo.liftSuppressions(tx, batch, opts))
-        add(await repo.moveMemberships(tx, batch, opts))
-        add(await repo.insertMemberships(tx, batch, opts))
+        const joined = [
+          ...(await repo.moveMemberships(tx, batch, opts)),
+          ...(await repo.insertMemberships(tx, batch, opts)),
+        ]
+        add(joined)
+        // Automations start (from the signals outbox) for those now subscribed, only when asked to.
+        if (body.trigger_autoresponders) await repo.emitSubscribeSignals(tx, joined, opts)
         return ids.size
       })
       return { inserts: written }

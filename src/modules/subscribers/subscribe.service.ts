@@ -2,6 +2,7 @@ import type { AppContext } from '../../core/context.js'
 import { FieldErrorBag } from '../../core/http/errors.js'
 import { queueConfirmationMail } from '../confirmation/index.js'
 import { requireList } from '../lists/index.js'
+import { emitSignal } from '../signals/index.js'
 import { erasedAddressHash } from './erased-suppressions.js'
 import { forgetErased } from './erased-suppressions.repo.js'
 import { decideSubscribeStatus } from './subscribe-status.js'
@@ -51,6 +52,7 @@ export function createSubscribeService(ctx: Ctx) {
 
       return ctx.db.transaction(async (tx) => {
         const addressHash = erasedAddressHash(ctx.erasureSecret, accountId, entry.email)
+        const tagsBefore = entry.fields.tags ? await repo.tagsOf(tx, accountId, entry.email) : []
         let contact = await repo.upsertContact(
           tx,
           accountId,
@@ -97,6 +99,30 @@ export function createSubscribeService(ctx: Ctx) {
         // A fresh wait for confirmation asks for it; one already waiting was asked before.
         if (membership.status === STATUS.unconfirmed && current?.status !== STATUS.unconfirmed)
           await queueConfirmationMail(ctx, tx, { accountId, listId, contactId: contact.id })
+
+        // Automations start from these signals, committed with the change (a double opt-in subscriber's
+        // start at confirmation instead).
+        const added = contact.tags.filter((t) => !tagsBefore.includes(t))
+        if (added.length)
+          await emitSignal(tx, {
+            accountId,
+            kind: 'tag',
+            email: contact.email,
+            payload: { tags: added },
+            at: now,
+          })
+        if (
+          body.trigger_autoresponders &&
+          membership.status === STATUS.subscribed &&
+          current?.status !== STATUS.subscribed
+        )
+          await emitSignal(tx, {
+            accountId,
+            kind: 'subscribe',
+            email: contact.email,
+            payload: { list_id: listId },
+            at: now,
+          })
 
         return toSubscribeReply(contact, membership, current?.status === STATUS.subscribed)
       })

@@ -69,6 +69,15 @@ export async function upsertContact(
   return row!
 }
 
+/** The tags of the account's contact with this address ([] when there is none). */
+export async function tagsOf(ex: Executor, accountId: number, email: string): Promise<string[]> {
+  const [row] = await ex
+    .select({ tags: contacts.tags })
+    .from(contacts)
+    .where(and(eq(contacts.accountId, accountId), eq(contacts.email, email)))
+  return row?.tags ?? []
+}
+
 export async function lockMembership(
   ex: Executor,
   listId: number,

@@ -14,7 +14,9 @@ export const SubscribeBody = Type.Object({
   update_existing: flag('write the given fields onto an existing contact (default false)'),
   resubscribe: flag('bring back an unsubscribed, bounced or complained address (default false)'),
   skip_confirmation: flag('subscribe at once on a double opt-in list (default false)'),
-  trigger_autoresponders: flag('accepted; automations start on subscription once they exist'),
+  trigger_autoresponders: flag(
+    "start the list's subscribe-triggered automations for this subscriber (default false); on a double opt-in list they start at confirmation",
+  ),
 })
 export type SubscribeBodyT = Static<typeof SubscribeBody>
 
@@ -30,7 +32,9 @@ export const SubscribeBulkBody = Type.Object({
   subscriber_data: bulkEntries,
   update_existing: flag('write the given fields onto existing contacts (default true)'),
   resubscribe: flag('bring back unsubscribed, bounced or complained addresses (default false)'),
-  trigger_autoresponders: flag('accepted; automations start on subscription once they exist'),
+  trigger_autoresponders: flag(
+    "start the list's subscribe-triggered automations for each address newly subscribed (default false)",
+  ),
 })
 export type SubscribeBulkBodyT = Static<typeof SubscribeBulkBody>
 

@@ -1,0 +1,219 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { Webhook } from 'standardwebhooks'
+import { ManualClock } from '../../core/clock.js'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
+import { startWebhookReceiver } from '../webhooks/webhook-receiver.test-helpers.js'
+import {
+  createList,
+  createPipeline,
+  createTemplate,
+  DAY,
+  logOf,
+  mailsTo,
+  node,
+  runsOf,
+  settle,
+  subscribe,
+  tagsOf,
+} from './automations.test-helpers.js'
+import { pickVariant } from './nodes.js'
+
+const sink = await startSmtpSink()
+const receiver = await startWebhookReceiver()
+
+describe('automation node types', async () => {
+  const clock = new ManualClock(new Date('2026-05-04T08:00:00Z'))
+  const t = await startTestApp({
+    config: { smtpUrl: sink.url, allowPrivateNetwork: true, smsGatewayUrl: receiver.url('/sms') },
+    clock,
+  })
+  const listId = await createList(t)
+  const subscriber = async (email: string) => {
+    const res = await t.req('GET', `/subscribers/${encodeURIComponent(email)}`)
+    return res.body.subscriber ?? res.body
+  }
+
+  it('tag, untag, edit, subscribe, unsubscribe, note and end change the subscriber as the API reads it', async () => {
+    const other = await createList(t, { name: 'Other' })
+    const leave = await createList(t, { name: 'Leave' })
+    const p = await createPipeline(t, listId, [
+      node('a', 'tag', { tag: 'gold' }, ['b']),
+      node('b', 'untag', { tag: 'old' }, ['c']),
+      node('c', 'edit', { fields: { city: 'Brno', shoe: '42' } }, ['d']),
+      node('d', 'subscribe', { list_id: other }, ['u']),
+      node('u', 'unsubscribe', { list_id: leave }, ['n']),
+      node('n', 'note', { text: 'just a note' }, ['e']),
+      node('e', 'end'),
+    ])
+    await subscribe(t, leave, 'fx@example.cz', {}, { trigger_autoresponders: false })
+    await subscribe(t, listId, 'fx@example.cz', { tags: ['old', 'keep'] }, { update_existing: true })
+    await settle(t)
+    const s = await subscriber('fx@example.cz')
+    assert.deepEqual(s.tags, ['keep', 'gold'])
+    assert.equal(s.city, 'Brno')
+    assert.equal(s.custom_fields.shoe, '42')
+    assert.equal(s.lists[String(other)].status, 1)
+    assert.equal(s.lists[String(leave)].status, 2)
+    const log = await logOf(t, p)
+    assert.deepEqual(
+      log.map((l) => [l.action_id, l.props.type]),
+      [
+        ['a', 'tag'],
+        ['b', 'untag'],
+        ['c', 'edit'],
+        ['d', 'subscribe'],
+        ['u', 'unsubscribe'],
+        ['n', 'note'],
+        ['e', 'end'],
+      ],
+    )
+    assert.equal((await runsOf(t, p))[0]!.end_reason, 'end node')
+  })
+
+  it('split sends each run down one variant, chosen from the run id', async () => {
+    const p = await createPipeline(
+      t,
+      listId,
+      [
+        node('s', 'split', { variants: { a: 1, b: 1 } }, { a: ['ta'], b: ['tb'] }),
+        node('ta', 'tag', { tag: 'variant-a' }),
+        node('tb', 'tag', { tag: 'variant-b' }),
+      ],
+      { trigger: { type: 'api' } },
+    )
+    const emails = ['s1@example.cz', 's2@example.cz', 's3@example.cz', 's4@example.cz']
+    for (const e of emails) {
+      await subscribe(t, listId, e, {}, { trigger_autoresponders: false })
+      await t.req('POST', `/pipelines/${p}/trigger`, { body: { email: e } })
+    }
+    await settle(t)
+    for (const r of await runsOf(t, p)) {
+      const variant = pickVariant(r.id, { a: 1, b: 1 })
+      assert.deepEqual(await tagsOf(t, r.email), [`variant-${variant}`])
+      assert.equal(r.end_reason, 'end of branch')
+    }
+    assert.equal(pickVariant(7, { a: 1, b: 0 }), 'a')
+  })
+
+  it('webhook: signed like the account webhook, retried later at the same node, then on', async () => {
+    await t.req('POST', '/account/settings/webhook', { body: { url: receiver.url('/account') } })
+    const secret = (await t.req('GET', '/account/settings/webhook')).body.secret as string
+    receiver.script('/hook', [{ status: 500 }, { status: 200 }])
+    const p = await createPipeline(
+      t,
+      listId,
+      [
+        node('w', 'webhook', { url: receiver.url('/hook'), headers: { 'x-extra': 'yes' } }, ['t']),
+        node('t', 'tag', { tag: 'hooked' }),
+      ],
+      { trigger: { type: 'api' } },
+    )
+    await subscribe(t, listId, 'hook@example.cz', {}, { trigger_autoresponders: false })
+    const run = await t.req('POST', `/pipelines/${p}/trigger`, { body: { email: 'hook@example.cz' } })
+    await settle(t)
+    assert.equal(receiver.received.filter((r) => r.path === '/hook').length, 1)
+    assert.deepEqual(await logOf(t, p), [], 'no entry while retrying')
+    clock.advance(31_000)
+    await settle(t)
+    const calls = receiver.received.filter((r) => r.path === '/hook')
+    assert.equal(calls.length, 2)
+    const body = JSON.parse(calls[1]!.body)
+    assert.deepEqual(body, {
+      email: 'hook@example.cz',
+      pipeline_id: p,
+      action_id: 'w',
+      trigger_id: run.body.trigger_id,
+    })
+    assert.equal(calls[1]!.headers['x-extra'], 'yes')
+    assert.equal(calls[0]!.headers['webhook-id'], calls[1]!.headers['webhook-id'])
+    const h = calls[1]!.headers as Record<string, string>
+    // Signed at the engine's clock (a test clock here), so checked against its own timestamp.
+    const signed = new Webhook(secret).sign(
+      h['webhook-id']!,
+      new Date(Number(h['webhook-timestamp']) * 1000),
+      calls[1]!.body,
+    )
+    assert.equal(h['webhook-signature'], signed)
+    const log = await logOf(t, p)
+    assert.deepEqual(
+      log.map((l) => [l.action_id, l.props.status, l.props.tries]),
+      [
+        ['w', 200, 2],
+        ['t', undefined, undefined],
+      ],
+    )
+    assert.deepEqual(await tagsOf(t, 'hook@example.cz'), ['hooked'])
+  })
+
+  it('sms posts to the gateway; trigger starts another pipeline for the same subscriber', async () => {
+    const target = await createPipeline(t, listId, [node('x', 'tag', { tag: 'from-trigger' })], {
+      trigger: { type: 'api' },
+    })
+    const p = await createPipeline(
+      t,
+      listId,
+      [node('s', 'sms', { text: 'Hi there' }, ['tr']), node('tr', 'trigger', { pipeline_id: target })],
+      { trigger: { type: 'api' } },
+    )
+    await subscribe(
+      t,
+      listId,
+      'sms@example.cz',
+      { phone: '+420777111222' },
+      { trigger_autoresponders: false },
+    )
+    await t.req('POST', `/pipelines/${p}/trigger`, { body: { email: 'sms@example.cz' } })
+    await settle(t)
+    const [call] = receiver.received.filter((r) => r.path === '/sms')
+    assert.deepEqual(JSON.parse(call!.body), {
+      to: '+420777111222',
+      text: 'Hi there',
+      email: 'sms@example.cz',
+      pipeline_id: p,
+      action_id: 's',
+    })
+    const log = await logOf(t, p)
+    assert.equal(log[0]!.props.sent, true)
+    assert.equal(log[1]!.props.result, 'started')
+    assert.deepEqual(await tagsOf(t, 'sms@example.cz'), ['from-trigger'])
+  })
+
+  it('goal: a run meeting the condition jumps to it; one reaching it waits until met or timed out', async () => {
+    const tpl = await createTemplate(t, '<p>Buy now</p>', 'Buy now')
+    const listId = await createList(t, { name: 'Goals' })
+    const p = await createPipeline(t, listId, [
+      node('w', 'wait', { value: 2, unit: 'days' }, ['m']),
+      node('m', 'mail', { template: tpl }, { default: ['g'] }),
+      node('g', 'goal', { condition: { tag: 'bought' }, timeout: { value: 5, unit: 'days' } }, ['t']),
+      node('t', 'tag', { tag: 'after-goal' }),
+    ])
+    await subscribe(t, listId, 'goal1@example.cz')
+    await subscribe(t, listId, 'goal2@example.cz')
+    await subscribe(t, listId, 'goal3@example.cz')
+    await settle(t)
+    // goal1 buys during the wait: it skips the mail and reaches the goal.
+    await t.req('PUT', `/lists/${listId}/update-subscriber`, {
+      body: { email: 'goal1@example.cz', subscriber_data: { tags: ['bought'] } },
+    })
+    clock.advance(2 * DAY + 1000)
+    await settle(t)
+    assert.deepEqual(await tagsOf(t, 'goal1@example.cz'), ['bought', 'after-goal'])
+    await mailsTo(sink, 'goal2@example.cz', 1)
+    assert.equal(sink.messages.filter((m) => m.envelopeTo.includes('goal1@example.cz')).length, 0)
+    // goal2 buys while waiting at the goal; goal3 never does and times out after 5 days.
+    await t.req('PUT', `/lists/${listId}/update-subscriber`, {
+      body: { email: 'goal2@example.cz', subscriber_data: { tags: ['bought'] } },
+    })
+    clock.advance(61_000)
+    await settle(t)
+    assert.deepEqual(await tagsOf(t, 'goal2@example.cz'), ['bought', 'after-goal'])
+    assert.deepEqual(await tagsOf(t, 'goal3@example.cz'), [])
+    clock.advance(5 * DAY)
+    await settle(t)
+    assert.deepEqual(await tagsOf(t, 'goal3@example.cz'), ['after-goal'])
+    const goals = (await logOf(t, p)).filter((l) => l.action_id === 'g').map((l) => l.props.goal)
+    assert.deepEqual(goals.sort(), ['met', 'met', 'timeout'])
+  })
+})

@@ -1,0 +1,129 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { sql } from 'drizzle-orm'
+import { ManualClock } from '../../core/clock.js'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
+import type { PipelineNode } from '../pipelines/index.js'
+import {
+  createList,
+  createPipeline,
+  createTemplate,
+  DAY,
+  logOf,
+  mailsTo,
+  node,
+  runsOf,
+  settle,
+  subscribe,
+  tagsOf,
+} from './automations.test-helpers.js'
+
+const sink = await startSmtpSink()
+
+describe('automation runs across edits, pauses, deletes and unsubscribes', async () => {
+  const clock = new ManualClock(new Date('2026-05-04T08:00:00Z'))
+  const t = await startTestApp({ config: { smtpUrl: sink.url }, clock })
+  const tpl = await createTemplate(t, '<p>Hello</p>', 'Hello')
+  const edit = (id: number, actions: PipelineNode[]) =>
+    t.ctx.db.execute(
+      sql`UPDATE pipelines SET actions = ${JSON.stringify(actions)}::jsonb, version = version + 1 WHERE id = ${id}`,
+    )
+  const waitThen = (after: PipelineNode[]) => [
+    node('w', 'wait', { value: 1, unit: 'days' }, [after[0]!.id]),
+    ...after,
+  ]
+
+  it('an edit moves waiting runs to the same node of the new graph, or ends them (logged) when it is gone', async () => {
+    const listId = await createList(t)
+    const kept = await createPipeline(t, listId, waitThen([node('x', 'tag', { tag: 'v1' })]))
+    const removed = await createPipeline(t, listId, waitThen([node('y', 'tag', { tag: 'never' })]))
+    await subscribe(t, listId, 'edit@example.cz')
+    await settle(t)
+    await edit(kept, waitThen([node('x', 'tag', { tag: 'v2' })]))
+    await edit(removed, [
+      node('w', 'wait', { value: 1, unit: 'days' }, ['z']),
+      node('z', 'tag', { tag: 'z' }),
+    ])
+    clock.advance(DAY + 1000)
+    await settle(t)
+    assert.deepEqual(await tagsOf(t, 'edit@example.cz'), ['v2'])
+    const [gone] = await runsOf(t, removed)
+    assert.deepEqual([gone!.status, gone!.end_reason], ['ended', 'node removed'])
+    const last = (await logOf(t, removed)).at(-1)!
+    assert.deepEqual([last.action_id, last.props.ended, last.next], ['y', 'node removed', null])
+  })
+
+  it('runs of a paused pipeline wait and go on when it is active again; a deleted one stops its runs', async () => {
+    const listId = await createList(t)
+    const paused = await createPipeline(t, listId, waitThen([node('x', 'tag', { tag: 'resumed' })]))
+    const deleted = await createPipeline(t, listId, waitThen([node('y', 'tag', { tag: 'deleted' })]))
+    await subscribe(t, listId, 'pause@example.cz')
+    await settle(t)
+    await t.ctx.db.execute(sql`UPDATE pipelines SET status = 'paused' WHERE id = ${paused}`)
+    await t.ctx.db.execute(sql`UPDATE pipelines SET deleted_at = now() WHERE id = ${deleted}`)
+    clock.advance(DAY + 1000)
+    await settle(t)
+    assert.deepEqual(await tagsOf(t, 'pause@example.cz'), [])
+    assert.equal((await runsOf(t, paused))[0]!.status, 'active')
+    const [stopped] = await runsOf(t, deleted)
+    assert.deepEqual([stopped!.status, stopped!.end_reason], ['stopped', 'pipeline deleted'])
+    await t.ctx.db.execute(sql`UPDATE pipelines SET status = 'active' WHERE id = ${paused}`)
+    await settle(t)
+    assert.deepEqual(await tagsOf(t, 'pause@example.cz'), ['resumed'])
+  })
+
+  it('an unsubscribed subscriber gets no further mail: the mail node skips, the next node stops the run', async () => {
+    const listId = await createList(t)
+    const p = await createPipeline(t, listId, [
+      node('m1', 'mail', { template: tpl }, { default: ['w'] }),
+      node('w', 'wait', { value: 1, unit: 'days' }, ['m2']),
+      node('m2', 'mail', { template: tpl }, { default: ['t'], quarantine_skip: ['q'] }),
+      node('q', 'note', {}, ['t']),
+      node('t', 'tag', { tag: 'after' }),
+    ])
+    await subscribe(t, listId, 'leaver@example.cz')
+    await subscribe(t, listId, 'bounced@example.cz')
+    await settle(t)
+    await mailsTo(sink, 'leaver@example.cz', 1)
+    await mailsTo(sink, 'bounced@example.cz', 1)
+    await t.req('DELETE', `/lists/${listId}/unsubscribe`, { body: { email: 'leaver@example.cz' } })
+    await t.ctx.db.execute(
+      sql`UPDATE contacts SET suppressed = 'hard_bounce' WHERE email = 'bounced@example.cz'`,
+    )
+    clock.advance(DAY + 1000)
+    await settle(t)
+    for (const email of ['leaver@example.cz', 'bounced@example.cz']) {
+      assert.equal(sink.messages.filter((m) => m.envelopeTo.includes(email)).length, 1, email)
+    }
+    const leaver = await logOf(t, p, 'leaver@example.cz')
+    assert.deepEqual(
+      leaver.map((l) => [l.action_id, l.props.skipped ?? l.props.stopped ?? null]),
+      [
+        ['m1', null],
+        ['w', null],
+        ['m2', 'unsubscribed'],
+        ['q', 'unsubscribed'],
+      ],
+    )
+    const bounced = await logOf(t, p, 'bounced@example.cz')
+    assert.deepEqual(
+      bounced.map((l) => [l.action_id, l.props.skipped ?? null]),
+      [
+        ['m1', null],
+        ['w', null],
+        ['m2', 'suppressed'],
+        ['q', null],
+        ['t', null],
+      ],
+    )
+    const runs = await runsOf(t, p)
+    assert.deepEqual(
+      runs.map((r) => [r.email, r.status, r.end_reason]),
+      [
+        ['leaver@example.cz', 'stopped', 'unsubscribed'],
+        ['bounced@example.cz', 'ended', 'end of branch'],
+      ],
+    )
+  })
+})

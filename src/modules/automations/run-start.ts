@@ -1,0 +1,42 @@
+import type { Executor } from '../../core/db/client.js'
+import type { PipelineRow } from '../pipelines/index.js'
+import { anyRunOf, insertRun, lockPipelineContact, subscribedContact } from './runs.repo.js'
+
+export type StartOutcome =
+  | { kind: 'started'; runId: number }
+  /** `once` re-entry: the pipeline already ran for this subscriber; the earlier run's id. */
+  | { kind: 'refused'; runId: number }
+  /** The address is not a subscribed member of the pipeline's list. */
+  | { kind: 'not_in_list' }
+
+/**
+ * Starts a run of the pipeline for `email` inside the caller's transaction (the trigger and its cause commit
+ * together): only for a subscribed member of the pipeline's list, and under `once` re-entry never twice per
+ * pipeline and contact (serialised per pair, so two triggers at once start one run).
+ */
+export async function startRun(
+  tx: Executor,
+  pipeline: Pick<PipelineRow, 'id' | 'accountId' | 'listId' | 'version' | 'start' | 'reentry'>,
+  email: string,
+  triggerKind: string,
+  now: Date,
+): Promise<StartOutcome> {
+  const contactId = await subscribedContact(tx, pipeline.accountId, pipeline.listId, email)
+  if (contactId === undefined) return { kind: 'not_in_list' }
+  if (pipeline.reentry === 'once') {
+    await lockPipelineContact(tx, pipeline.id, contactId)
+    const earlier = await anyRunOf(tx, pipeline.id, contactId)
+    if (earlier !== undefined) return { kind: 'refused', runId: earlier }
+  }
+  const runId = await insertRun(tx, {
+    accountId: pipeline.accountId,
+    pipelineId: pipeline.id,
+    pipelineVersion: pipeline.version,
+    contactId,
+    email,
+    triggerKind,
+    nodeId: pipeline.start,
+    now,
+  })
+  return { kind: 'started', runId }
+}

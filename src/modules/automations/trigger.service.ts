@@ -1,0 +1,26 @@
+import type { AppContext } from '../../core/context.js'
+import { normalizeEmail } from '../../core/http/email.js'
+import { notFound, subscriberNotInList } from '../../core/http/errors.js'
+import { findPipeline } from '../pipelines/index.js'
+import { startRun } from './run-start.js'
+
+type Ctx = Pick<AppContext, 'db' | 'clock'>
+
+export function createTriggerService(ctx: Ctx) {
+  return {
+    /**
+     * `POST /pipelines/{id}/trigger`: starts a run for a subscribed member of the pipeline's list, in one
+     * transaction (the run is the trigger's record). Under `once` re-entry a second trigger starts nothing
+     * and answers the earlier run's id, so retrying the call is harmless. A paused pipeline's run waits.
+     */
+    async trigger(accountId: number, pipelineId: number, email: string) {
+      const pipeline = await findPipeline(ctx.db, accountId, pipelineId)
+      if (!pipeline) throw notFound('Automation not found')
+      const outcome = await ctx.db.transaction((tx) =>
+        startRun(tx, pipeline, normalizeEmail(email), 'api', ctx.clock.now()),
+      )
+      if (outcome.kind === 'not_in_list') throw subscriberNotInList()
+      return { success: true as const, trigger_id: String(outcome.runId) }
+    },
+  }
+}

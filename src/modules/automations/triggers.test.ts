@@ -1,0 +1,207 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { ManualClock } from '../../core/clock.js'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
+import { createEngine } from './engine.js'
+import {
+  createList,
+  createPipeline,
+  DAY,
+  mailsTo,
+  node,
+  runsOf,
+  settle,
+  subscribe,
+} from './automations.test-helpers.js'
+
+const sink = await startSmtpSink()
+
+/** A pipeline that only notes and ends, so a test counts the runs a trigger starts. */
+const passThrough = [node('n', 'note', {}, ['e']), node('e', 'end')]
+
+describe('automation triggers', async () => {
+  const clock = new ManualClock(new Date('2026-05-04T08:00:00Z'))
+  const t = await startTestApp({ config: { smtpUrl: sink.url }, clock })
+  const listId = await createList(t)
+  const emails = async (pipelineId: number) => (await runsOf(t, pipelineId)).map((r) => r.email)
+
+  it('POST /pipelines/{id}/trigger starts a run; once answers the earlier run; repeat starts another', async () => {
+    const once = await createPipeline(t, listId, passThrough, { trigger: { type: 'api' } })
+    const repeat = await createPipeline(t, listId, passThrough, {
+      trigger: { type: 'api' },
+      reentry: 'repeat',
+    })
+    await subscribe(t, listId, 'api@example.cz', {}, { trigger_autoresponders: false })
+    const first = await t.req('POST', `/pipelines/${once}/trigger`, { body: { email: ' API@example.cz ' } })
+    assert.equal(first.status, 200)
+    assert.equal(first.body.success, true)
+    assert.match(first.body.trigger_id, /^\d+$/)
+    const again = await t.req('POST', `/pipelines/${once}/trigger`, { body: { email: 'api@example.cz' } })
+    assert.deepEqual(again.body, first.body)
+    const r1 = await t.req('POST', `/pipelines/${repeat}/trigger`, { body: { email: 'api@example.cz' } })
+    const r2 = await t.req('POST', `/pipelines/${repeat}/trigger`, { body: { email: 'api@example.cz' } })
+    assert.notEqual(r1.body.trigger_id, r2.body.trigger_id)
+    await settle(t)
+    const runs = await runsOf(t, once)
+    assert.deepEqual(
+      runs.map((r) => [String(r.id), r.status]),
+      [[first.body.trigger_id, 'ended']],
+    )
+
+    const stranger = await t.req('POST', `/pipelines/${once}/trigger`, { body: { email: 'who@example.cz' } })
+    assert.equal(stranger.status, 404)
+    assert.ok(Array.isArray(stranger.body.errors))
+    const missing = await t.req('POST', `/pipelines/999999/trigger`, { body: { email: 'api@example.cz' } })
+    assert.equal(missing.status, 404)
+    assert.equal(typeof missing.body.message, 'string')
+    const other = await t.createAccount()
+    const foreign = await t.req('POST', `/pipelines/${once}/trigger`, {
+      key: other.key,
+      body: { email: 'api@example.cz' },
+    })
+    assert.equal(foreign.status, 404)
+  })
+
+  it('tracker events and purchases start the pipelines whose trigger matches', async () => {
+    const cart = await createPipeline(t, listId, passThrough, {
+      trigger: { type: 'event', category: 'cart', action: 'abandon' },
+    })
+    const anyEvent = await createPipeline(t, listId, passThrough, { trigger: { type: 'event' } })
+    const eshop = await createPipeline(t, listId, passThrough, {
+      trigger: { type: 'purchase', shop: 'eshop' },
+    })
+    const otherShop = await createPipeline(t, listId, passThrough, {
+      trigger: { type: 'purchase', shop: 'other' },
+    })
+    await subscribe(t, listId, 'buyer@example.cz', {}, { trigger_autoresponders: false })
+    const ev = await t.req('POST', '/tracker/events', {
+      body: { event: { email: 'buyer@example.cz', category: 'cart', action: 'abandon' } },
+    })
+    assert.equal(ev.status, 200)
+    await t.req('POST', '/tracker/events', {
+      body: { event: { email: 'buyer@example.cz', category: 'page', action: 'view' } },
+    })
+    const tr = await t.req('POST', '/tracker/transaction', {
+      body: { transaction: { order_id: 'o-1', email: 'buyer@example.cz', shop: 'eshop', amount: 10 } },
+    })
+    assert.equal(tr.status, 200)
+    await settle(t)
+    assert.deepEqual(await emails(cart), ['buyer@example.cz'])
+    // once: the second event finds the run of the first
+    assert.deepEqual(await emails(anyEvent), ['buyer@example.cz'])
+    assert.deepEqual(await emails(eshop), ['buyer@example.cz'])
+    assert.deepEqual(await emails(otherShop), [])
+  })
+
+  it('a tag added by subscribe, update-subscriber or the bulk update starts tag pipelines', async () => {
+    const hot = await createPipeline(t, listId, passThrough, {
+      trigger: { type: 'tag', tag: 'hot' },
+      reentry: 'repeat',
+    })
+    await subscribe(t, listId, 'tag1@example.cz', { tags: ['hot'] }, { trigger_autoresponders: false })
+    await subscribe(t, listId, 'tag2@example.cz', {}, { trigger_autoresponders: false })
+    const upd = await t.req('PUT', `/lists/${listId}/update-subscriber`, {
+      body: { email: 'tag2@example.cz', subscriber_data: { tags: ['hot'] } },
+    })
+    assert.equal(upd.status, 200)
+    await subscribe(t, listId, 'tag3@example.cz', {}, { trigger_autoresponders: false })
+    const bulk = await t.req('PUT', `/lists/${listId}/update-subscribers-bulk`, {
+      body: { subscriber_data: [{ email: 'tag3@example.cz', tags: ['hot'] }] },
+    })
+    assert.equal(bulk.status, 200, bulk.text)
+    // Already tagged: nothing is added, nothing starts.
+    await t.req('PUT', `/lists/${listId}/update-subscriber`, {
+      body: { email: 'tag1@example.cz', subscriber_data: { tags: ['hot', 'x'] } },
+    })
+    await settle(t)
+    assert.deepEqual((await emails(hot)).sort(), ['tag1@example.cz', 'tag2@example.cz', 'tag3@example.cz'])
+  })
+
+  it('subscribe-bulk starts subscribe pipelines only with trigger_autoresponders, for new subscribers', async () => {
+    const bulkList = await createList(t, { name: 'Bulk' })
+    const welcome = await createPipeline(t, bulkList, passThrough)
+    const tagged = await createPipeline(t, bulkList, passThrough, { trigger: { type: 'tag', tag: 'imp' } })
+    const without = await t.req('POST', `/lists/${bulkList}/subscribe-bulk`, {
+      body: { subscriber_data: [{ email: 'b1@example.cz', tags: ['imp'] }] },
+    })
+    assert.equal(without.status, 200)
+    const withFlag = await t.req('POST', `/lists/${bulkList}/subscribe-bulk`, {
+      body: {
+        subscriber_data: [
+          { email: 'b1@example.cz' },
+          { email: 'b2@example.cz' },
+          { email: 'b3@example.cz', status: 2 },
+        ],
+        trigger_autoresponders: true,
+      },
+    })
+    assert.equal(withFlag.status, 200)
+    await settle(t)
+    assert.deepEqual(await emails(welcome), ['b2@example.cz'])
+    assert.deepEqual(await emails(tagged), ['b1@example.cz'])
+  })
+
+  it('on a double opt-in list the run starts at confirmation, not at the unconfirmed subscribe', async () => {
+    const doi = await createList(t, {
+      name: 'DOI',
+      double_optin: true,
+      conf_subject: 'Confirm',
+      conf_message: '<p><a href="*|CONFIRM|*">Confirm</a></p>',
+    })
+    const welcome = await createPipeline(t, doi, passThrough)
+    await subscribe(t, doi, 'doi@example.cz')
+    await settle(t)
+    assert.deepEqual(await emails(welcome), [])
+    const [mail] = await mailsTo(sink, 'doi@example.cz', 1)
+    const link = /\/confirm\/[^"'\s<]+/.exec(String(mail!.parsed.html))![0]
+    const click = await t.req('GET', link, { key: null })
+    assert.ok(click.status < 400, `confirm answered ${click.status}`)
+    await settle(t)
+    assert.deepEqual(await emails(welcome), ['doi@example.cz'])
+  })
+
+  it('a date field starts a run on its month-day, once per pipeline, contact and year', async () => {
+    const bday = await createPipeline(t, listId, passThrough, {
+      trigger: { type: 'date', field: 'birthday' },
+      reentry: 'repeat',
+    })
+    const custom = await createPipeline(t, listId, passThrough, { trigger: { type: 'date', field: 'anniv' } })
+    const tomorrow = new Date(clock.now().getTime() + DAY).toISOString().slice(5, 10)
+    await subscribe(
+      t,
+      listId,
+      'bday@example.cz',
+      { birthday: `1990-${tomorrow}` },
+      { trigger_autoresponders: false },
+    )
+    await subscribe(
+      t,
+      listId,
+      'anniv@example.cz',
+      { custom_fields: { anniv: `2001-${tomorrow}` } },
+      { trigger_autoresponders: false },
+    )
+    await subscribe(
+      t,
+      listId,
+      'other@example.cz',
+      { birthday: '1990-01-01' },
+      { trigger_autoresponders: false },
+    )
+    await settle(t)
+    assert.deepEqual(await emails(bday), [])
+    clock.advance(DAY)
+    await settle(t)
+    assert.deepEqual(await emails(bday), ['bday@example.cz'])
+    assert.deepEqual(await emails(custom), ['anniv@example.cz'])
+    // Another scan the same day (a restarted worker) starts nothing more.
+    await createEngine(t.ctx).runOnce()
+    assert.deepEqual(await emails(bday), ['bday@example.cz'])
+    clock.advance(365 * DAY)
+    await settle(t)
+    assert.deepEqual(await emails(bday), ['bday@example.cz', 'bday@example.cz'])
+    // once re-entry: never a second year
+    assert.deepEqual(await emails(custom), ['anniv@example.cz'])
+  })
+})

@@ -1,0 +1,99 @@
+import type { AppContext } from '../../core/context.js'
+import type { Executor } from '../../core/db/client.js'
+import { activePipelinesFor, type PipelineRow, type TriggerType } from '../pipelines/index.js'
+import { claimSignals, markSignalsConsumed, type PendingSignal } from './node-effects.repo.js'
+import { startRun } from './run-start.js'
+import { datePipelines, startDateRuns } from './runs.repo.js'
+
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'log'>
+
+const SIGNAL_BATCH = 1000
+
+const TRIGGER_OF: Record<string, TriggerType> = {
+  subscribe: 'subscribe',
+  tag: 'tag',
+  event: 'event',
+  purchase: 'purchase',
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
+
+/** Whether a pipeline's trigger matches what the signal says happened. */
+export function matches(p: PipelineRow, s: PendingSignal): boolean {
+  const t = p.trigger
+  switch (t.type) {
+    case 'subscribe':
+      return Number(s.payload.list_id) === p.listId
+    case 'tag': {
+      const tags = Array.isArray(s.payload.tags) ? s.payload.tags : []
+      return t.tag !== undefined && tags.includes(t.tag)
+    }
+    case 'event':
+      return (
+        (!t.category || t.category === str(s.payload.category)) &&
+        (!t.action || t.action === str(s.payload.action))
+      )
+    case 'purchase':
+      return !t.shop || t.shop === str(s.payload.shop)
+    default:
+      return false
+  }
+}
+
+/**
+ * One round of the signal consumer: claims a batch of unconsumed signals (SKIP LOCKED, so consumers share
+ * the outbox), starts the runs their matching pipelines call for and marks them consumed, all in one
+ * transaction. How many signals it consumed.
+ */
+export async function consumeSignals(ctx: Ctx): Promise<number> {
+  return ctx.db.transaction(async (tx) => {
+    const batch = await claimSignals(tx, SIGNAL_BATCH)
+    if (batch.length === 0) return 0
+    const now = ctx.clock.now()
+    const pipelinesOf = new Map<string, Promise<PipelineRow[]>>()
+    const candidates = (ex: Executor, accountId: number, type: TriggerType) => {
+      const key = `${accountId}:${type}`
+      let found = pipelinesOf.get(key)
+      if (!found) pipelinesOf.set(key, (found = activePipelinesFor(ex, accountId, type)))
+      return found
+    }
+    for (const s of batch) {
+      const type = TRIGGER_OF[s.kind]
+      if (!type) continue
+      for (const p of await candidates(tx, s.accountId, type)) {
+        if (matches(p, s)) await startRun(tx, p, s.email, s.kind, now)
+      }
+    }
+    await markSignalsConsumed(
+      tx,
+      batch.map((s) => s.id),
+      now,
+    )
+    return batch.length
+  })
+}
+
+const dayOf = (d: Date) => d.toISOString().slice(0, 10)
+
+/**
+ * The yearly date trigger: once per day of the clock, starts runs of every active date pipeline for the
+ * members whose field has today's month-day (UTC), at most once per pipeline, contact and year. A restart
+ * scans again, which starts nothing twice.
+ */
+export function createDateScanner(ctx: Ctx) {
+  let lastDay: string | undefined
+  return async function scanIfNewDay(): Promise<number> {
+    const now = ctx.clock.now()
+    const day = dayOf(now)
+    if (day === lastDay) return 0
+    const monthDay = day.slice(5)
+    const yearStart = new Date(`${day.slice(0, 4)}-01-01T00:00:00Z`)
+    let started = 0
+    for (const p of await datePipelines(ctx.db)) {
+      started += await ctx.db.transaction((tx) => startDateRuns(tx, p, monthDay, yearStart, now))
+    }
+    lastDay = day
+    if (started) ctx.log.info({ started, day }, 'date-triggered automation runs')
+    return started
+  }
+}

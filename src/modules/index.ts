@@ -1,9 +1,10 @@
 import type { ModuleDef } from './registry.js'
 import { accountsModule } from './accounts/index.js'
 import { bouncesModule } from './bounces/index.js'
-import { campaignSources, campaignsModule } from './campaigns/index.js'
+import { campaignOrigin, campaignSources, campaignsModule } from './campaigns/index.js'
 import { confirmationModule } from './confirmation/index.js'
 import { couponsModule } from './coupons/index.js'
+import { bodySources, createDeliveryModule } from './delivery/index.js'
 import { domainsModule } from './domains/index.js'
 import { eventsModule } from './events/index.js'
 import { createListsModule } from './lists/index.js'
@@ -12,7 +13,7 @@ import { createSegmentService, segmentsModule } from './segments/index.js'
 import { subscribersModule } from './subscribers/index.js'
 import { systemModule } from './system/index.js'
 import { templatesModule } from './templates/index.js'
-import { createTrackingModule } from './tracking/index.js'
+import { createTrackingModule, storedSources } from './tracking/index.js'
 import { transactionalModule } from './transactional/index.js'
 import { transactionsModule } from './transactions/index.js'
 import { trackerEventsModule } from './tracker-events/index.js'
@@ -35,12 +36,14 @@ export const modules: ModuleDef[] = [
   bouncesModule,
   domainsModule,
   eventsModule,
-  createTrackingModule(campaignSources),
+  // Tracking pages ask campaigns, then bodies, then the row itself for links, lists and web versions.
+  createTrackingModule((ctx) => campaignSources(ctx, bodySources(ctx, storedSources))),
   transactionalModule,
   transactionsModule,
   trackerEventsModule,
   segmentsModule,
   campaignsModule,
+  createDeliveryModule(campaignOrigin),
   webhooksModule,
 ]
 

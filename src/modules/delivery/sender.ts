@@ -1,34 +1,29 @@
-import type { CampaignRow } from './campaigns.schemas.js'
-import { findCampaignById } from './campaigns.repo.js'
 import { createHash } from 'node:crypto'
+import type { SQL } from 'drizzle-orm'
 import type { AppContext } from '../../core/context.js'
+import type { Executor } from '../../core/db/client.js'
 import { createEventRecorder } from '../events/index.js'
-import { resolveSenderDomain, type SenderDomain } from '../domains/index.js'
-import { campaignContent } from './campaign-content.js'
-import { campaignErrors } from './campaign-errors.js'
 import { contactMergeVars, markRefused, recordSoftFailure, smtpFailure } from '../messages/index.js'
 import { enqueueWebhookEvents } from '../webhooks/index.js'
-import { assignCouponVars, couponTags, type CouponTags } from '../coupons/index.js'
-import { CAMPAIGN_DOMAIN_TYPES, prepareCampaign } from './campaign-prepare.js'
-import type { CampaignRecipient } from './campaign-render.js'
+import type { BodyRecipient } from './body-render.js'
+import { bodyContent, bodyRecipient } from './body-content.js'
+import { findBodies } from './bodies.repo.js'
 import {
-  anyAccepted,
   claimExpired,
   claimQueued,
   deferClaimed,
-  errorCampaign,
-  finishIfDone,
   hasQueued,
   markSent,
-  preparingCampaignIds,
   releaseClaimed,
   renewClaim,
-  sendingCampaignIds,
-  startDueScheduled,
   type AcceptedRow,
-  type ClaimedRecipient,
-} from './campaign-send.repo.js'
-import { createCampaignSigner, type CampaignSigner } from './campaign-signer.js'
+  type ClaimScope,
+  type ClaimedRow,
+} from './ledger.repo.js'
+import type { CampaignContent, CampaignRecipient } from './render.js'
+import type { SignTask } from './sign.worker.js'
+import { createMailSigner, type MailSigner } from './signer.js'
+import { providedVars, providerTags, type ProviderTags } from './vars-providers.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret' | 'log'>
 
@@ -41,115 +36,118 @@ const MARK_EVERY = 250
 /** A deferred message is tried once more after this long; deferred again, it is a soft bounce. */
 const RETRY_AFTER_MS = 5 * 60_000
 const IDLE_POLL_MS = 500
+/** Contents (and their providers' tags) kept per process, by content key. */
+const TAGS_CACHE_SIZE = 50
 
 const DEFERRED = 'deferred: '
 
-export interface CampaignSender {
-  /** Look for work now (a campaign was just sent or resumed in this process). */
+/**
+ * What the sender needs of campaigns, which own their rows, statuses and errors (the campaigns module
+ * implements it; the module list passes it in, so this module never imports campaigns).
+ */
+export interface CampaignOrigin {
+  /** Starts due schedules and freezes the recipients of campaigns waiting in "preparing"; once per round. */
+  prepare(ctx: Ctx): Promise<void>
+  /** Sending, unpaused campaigns, oldest first. */
+  sendingIds(ex: Executor): Promise<number[]>
+  /** The condition under which a campaign's rows may be claimed now (sending, not paused), as SQL. */
+  sendable(campaignId: number): SQL
+  /** What a batch of the campaign is sent with; undefined when it cannot send now (it recorded why). */
+  content(ctx: Ctx, campaignId: number): Promise<{ accountId: number; content: CampaignContent } | undefined>
+  /** A campaign with nothing queued or claimed left is done; true when this call finished it. */
+  finishIfDone(ex: Executor, campaignId: number, now: Date): Promise<boolean>
+  /** A batch of which the relay accepted nothing; the campaign stops when it never accepted any. */
+  nothingAccepted(ctx: Ctx, campaignId: number, lastError: string): Promise<void>
+  /** An unexpected failure: the campaign stops (`internal`) rather than being retried on every round. */
+  failed(ctx: Ctx, campaignId: number): Promise<void>
+}
+
+export interface Sender {
+  /** Look for work now (mail was just queued in this process). */
   wake(): void
   stop(): Promise<void>
-  /** Runs one round over every campaign with work (tests drive the sender with this). */
+  /** Runs one round over every origin with work (tests drive the sender with this). */
   runOnce(): Promise<number>
 }
 
-const senders = new Set<CampaignSender>()
+const senders = new Set<Sender>()
 
 /** Wakes the senders of this process; other processes find the work on their next poll. */
-export function wakeCampaignSenders(): void {
+export function wakeSenders(): void {
   for (const s of senders) s.wake()
 }
 
-function contentOf(ctx: Ctx, c: CampaignRow, domain: SenderDomain) {
-  const content = campaignContent(ctx, c, domain)
-  // Threads cache the compiled campaign under this key; the hash keeps two databases' campaign 1 apart.
-  const key = `${c.id}:${createHash('sha1').update(JSON.stringify(content)).digest('base64url')}`
-  return { content, key }
-}
-
-/** Coupon tags of the campaigns in hand, by content key: the content is scanned once per campaign. */
-const TAGS_CACHE_SIZE = 50
-
-const recipientOf = (r: ClaimedRecipient, coupons: Record<string, string> | undefined): CampaignRecipient => {
-  const vars = contactMergeVars(r)
-  // After the contact's fields: a custom field named `coupon:12` never stands in for a code.
-  if (coupons) Object.assign(vars, coupons)
-  return { messageId: r.id, email: r.email, name: r.recipient_name, vars }
-}
-
-/**
- * The campaign sender of one worker process: prepares campaigns, starts due schedules, and sends ledger
- * batches. Each batch is claimed (status 4, with a lease), composed and signed on threads, handed to the
- * relay, and marked as the relay accepts it; a crash leaves the claimed rows to be sent again when the
- * lease runs out, so nothing is skipped and at most one batch is sent twice.
- */
 export interface SenderOptions {
-  signer?: CampaignSigner
+  signer?: MailSigner
   /** False: no loop; the caller drives rounds with runOnce() (tests). */
   loop?: boolean
   batchSize?: number
+  /** Campaign mail; without it the sender sends only mail with a body row. */
+  campaigns?: CampaignOrigin
 }
 
-export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): CampaignSender {
-  const signer = opts.signer ?? createCampaignSigner(ctx.config.sendThreads)
+const contentKey = (prefix: string, content: unknown) =>
+  // Threads cache the compiled content under this key; the hash keeps two databases' campaign 1 apart.
+  `${prefix}:${createHash('sha1').update(JSON.stringify(content)).digest('base64url')}`
+
+interface Failure {
+  row: ClaimedRow
+  error: string
+}
+
+/**
+ * The one sender of a worker process, for every kind of mail. Each batch is claimed from the ledger (status 4,
+ * with a lease), composed and signed on threads, handed to the relay, and marked as the relay accepts it
+ * (one statement per group, with the `send` events and counters); a crash leaves the claimed rows to be sent
+ * again when the lease runs out, so nothing is skipped and at most one batch is sent twice.
+ *
+ * Fair share: a round sends one batch of mail with a body row (transactional, confirmation, automation,
+ * oldest first) before each sending campaign's batch, and one more when no campaign sends. However big a
+ * campaign is, a transactional message waits behind at most one campaign batch per sending campaign.
+ */
+export function startSender(ctx: Ctx, opts: SenderOptions = {}): Sender {
+  const signer = opts.signer ?? createMailSigner(ctx.config.sendThreads)
   const batchSize = opts.batchSize ?? SEND_BATCH
+  const campaigns = opts.campaigns
   const recorder = createEventRecorder(ctx)
-  const cursors = new Map<number, number>()
-  const tagsByKey = new Map<string, CouponTags>()
+  const cursors = new Map<string, number>()
+  const tagsByKey = new Map<string, ProviderTags>()
   const leaseMs = ctx.config.sendLeaseSeconds * 1000
   let stopped = false
+  let woken = false
   let wakeUp: (() => void) | undefined
-  let lastScheduleCheck = 0
 
   const leaseEnd = () => new Date(ctx.clock.now().getTime() + leaseMs)
 
-  async function claim(campaignId: number): Promise<ClaimedRecipient[]> {
-    const cursor = cursors.get(campaignId) ?? 0
-    const queued = await claimQueued(ctx.db, campaignId, cursor, batchSize, leaseEnd())
+  async function claim(name: string, scope: ClaimScope): Promise<ClaimedRow[]> {
+    const cursor = cursors.get(name) ?? 0
+    const queued = await claimQueued(ctx.db, scope, cursor, batchSize, leaseEnd())
     if (queued.length) {
-      cursors.set(campaignId, queued[queued.length - 1]!.id)
+      cursors.set(name, queued[queued.length - 1]!.id)
       return queued
     }
-    const expired = await claimExpired(ctx.db, campaignId, ctx.clock.now(), batchSize, leaseEnd())
+    const expired = await claimExpired(ctx.db, scope, ctx.clock.now(), batchSize, leaseEnd())
     if (expired.length) return expired
     // Rows behind the cursor can be queued again (a claim that rolled back): walk from the start.
-    if (cursor > 0 && (await hasQueued(ctx.db, campaignId))) cursors.set(campaignId, 0)
-    else if (await finishIfDone(ctx.db, campaignId, ctx.clock.now())) cursors.delete(campaignId)
+    if (cursor > 0 && (await hasQueued(ctx.db, scope))) cursors.set(name, 0)
     return []
   }
 
-  function tagsOf(key: string, content: { subject: string; html: string; plainText: string | null }) {
+  function tagsOf(key: string, sources: (string | null)[]) {
     let tags = tagsByKey.get(key)
     if (!tags) {
-      tags = couponTags([content.subject, content.html, content.plainText])
+      tags = providerTags(sources)
       if (tagsByKey.size >= TAGS_CACHE_SIZE) tagsByKey.delete(tagsByKey.keys().next().value!)
       tagsByKey.set(key, tags)
     }
     return tags
   }
 
-  /** Sends one batch of a campaign; how many rows it claimed. */
-  async function sendBatch(campaignId: number): Promise<number> {
-    const rows = await claim(campaignId)
-    if (rows.length === 0) return 0
-    const c = await findCampaignById(ctx.db, campaignId)
-    const domain =
-      c && (await resolveSenderDomain(ctx, ctx.db, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES))
-    if (!c || !domain?.allowed) {
-      if (c && domain)
-        await errorCampaign(ctx.db, c.id, campaignErrors.domainLost(domain.name), ctx.clock.now())
-      await releaseClaimed(
-        ctx.db,
-        rows.map((r) => r.id),
-      )
-      return rows.length
-    }
-    const { content, key } = contentOf(ctx, c, domain)
-    // Each recipient's codes: one statement per coupon folder for the whole batch, none without the tag.
-    const coupons = await assignCouponVars(ctx, tagsOf(key, content), {
-      accountId: c.accountId,
-      campaignId: c.id,
-      messageIds: rows.map((r) => r.id),
-    })
+  /**
+   * Signs the tasks on threads, hands each message to the relay and marks the accepted ones in groups;
+   * settles refusals and deferrals. How many the relay accepted, and the last error.
+   */
+  async function relay(rows: ClaimedRow[], tasks: SignTask[]) {
     const byId = new Map(rows.map((r) => [r.id, r]))
     const pending = new Set(byId.keys())
     // A slow relay must not let the lease run out under a batch still being sent.
@@ -163,21 +161,23 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
 
     let accepted: AcceptedRow[] = []
     let acceptedCount = 0
-    const refused: { row: ClaimedRecipient; error: string }[] = []
-    const deferred: { row: ClaimedRecipient; error: string }[] = []
+    const refused: Failure[] = []
+    const deferred: Failure[] = []
     let marking = Promise.resolve()
     const flush = () => {
       const done = accepted
       accepted = []
       marking = marking.then(async () => {
         await ctx.db.transaction(async (tx) => {
-          const sent = await markSent(tx, c.id, done, ctx.clock.now())
+          const sent = await markSent(tx, done, ctx.clock.now())
           await enqueueWebhookEvents(
             tx,
             sent.map((e) => ({
               accountId: e.account_id,
               messageId: e.message_id,
-              campaignId: c.id,
+              campaignId: e.campaign_id,
+              pipelineId: e.pipeline_id,
+              actionId: e.action_id,
               contactId: e.contact_id,
               email: e.email,
               event: 'send' as const,
@@ -189,12 +189,9 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
     }
 
     try {
-      const chunks: ClaimedRecipient[][] = []
-      for (let i = 0; i < rows.length; i += SIGN_CHUNK) chunks.push(rows.slice(i, i + SIGN_CHUNK))
       await Promise.all(
-        chunks.map(async (chunk) => {
-          const recipients = chunk.map((r) => recipientOf(r, coupons.get(r.id)))
-          const signed = await signer.sign({ key, content, recipients })
+        tasks.map(async (task) => {
+          const signed = await signer.sign(task)
           await Promise.all(
             signed.map(async (m) => {
               const row = byId.get(m.messageId)!
@@ -204,10 +201,12 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
                   Buffer.from(m.raw.buffer, m.raw.byteOffset, m.raw.byteLength),
                   m.smtpMessageId,
                 )
-                if (result.rejected.length > 0) {
+                // The message is about its own recipient: an accepted cc does not make a refused `to` sent.
+                const own = row.email.toLowerCase()
+                if (result.rejected.some((a) => a.toLowerCase() === own)) {
                   refused.push({ row, error: `recipient refused: ${result.rejected.join(', ')}` })
                 } else {
-                  accepted.push({ id: row.id, smtpMessageId: result.messageId })
+                  accepted.push({ id: row.id, smtpMessageId: result.messageId, subject: m.subject })
                   acceptedCount++
                   if (accepted.length >= MARK_EVERY) flush()
                 }
@@ -222,40 +221,33 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
       )
       flush()
       await marking
-      await settleFailures(c, refused, deferred)
-      if (acceptedCount === 0 && !(await anyAccepted(ctx.db, c.id))) {
-        const last = refused[0]?.error ?? deferred[0]?.error ?? 'no reply'
-        await errorCampaign(ctx.db, c.id, campaignErrors.relayRefusedAll(last), ctx.clock.now())
-      }
+      await settleFailures(refused, deferred)
     } finally {
       clearInterval(renewal)
     }
-    return rows.length
+    return { acceptedCount, lastError: refused[0]?.error ?? deferred[0]?.error ?? 'no reply' }
   }
 
-  async function settleFailures(
-    c: CampaignRow,
-    refused: { row: ClaimedRecipient; error: string }[],
-    deferred: { row: ClaimedRecipient; error: string }[],
-  ) {
-    const ref = (r: ClaimedRecipient) => ({
-      id: r.id,
-      accountId: c.accountId,
-      campaignId: c.id,
-      pipelineId: null,
-      actionId: null,
-      contactId: r.contact_id,
-      email: r.email,
-    })
+  const refOf = (r: ClaimedRow) => ({
+    id: r.id,
+    accountId: r.account_id,
+    campaignId: r.campaign_id,
+    pipelineId: r.pipeline_id,
+    actionId: r.action_id,
+    contactId: r.contact_id,
+    email: r.email,
+  })
+
+  async function settleFailures(refused: Failure[], deferred: Failure[]) {
     for (const { row, error } of refused) {
       await ctx.db.transaction(async (tx) => {
         await markRefused(tx, row.id, error, ctx.clock.now())
-        await recorder.bounced(tx, ref(row), 'hard', error)
+        await recorder.bounced(tx, refOf(row), 'hard', error)
       })
     }
     const retry: number[] = []
     for (const { row, error } of deferred) {
-      if (row.error?.startsWith(DEFERRED)) await recordSoftFailure(ctx, ref(row), error)
+      if (row.error?.startsWith(DEFERRED)) await recordSoftFailure(ctx, refOf(row), error)
       else retry.push(row.id)
     }
     const firstError = deferred.find((d) => retry.includes(d.row.id))?.error ?? ''
@@ -267,36 +259,130 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
     )
   }
 
-  /**
-   * Runs one step of a campaign; an unexpected failure errors the campaign (`internal`) rather than being
-   * retried on every round: the owner sees why it stopped and resumes it once the cause is fixed. Rows the
-   * step had claimed stay claimed until their lease runs out, so none is sent twice.
-   */
-  async function guarded(campaignId: number, step: () => Promise<number>): Promise<number> {
-    try {
-      return await step()
-    } catch (err) {
-      ctx.log.error({ err, campaignId }, 'campaign stopped on an unexpected error')
-      await errorCampaign(ctx.db, campaignId, campaignErrors.internal(), ctx.clock.now()).catch(
-        (e: unknown) => ctx.log.error({ err: e, campaignId }, 'could not mark the campaign errored'),
+  const chunked = <T>(items: T[]): T[][] => {
+    const out: T[][] = []
+    for (let i = 0; i < items.length; i += SIGN_CHUNK) out.push(items.slice(i, i + SIGN_CHUNK))
+    return out
+  }
+
+  /** Sends one batch of a campaign; how many rows it claimed. */
+  async function sendCampaignBatch(origin: CampaignOrigin, campaignId: number): Promise<number> {
+    const rows = await claim(`c${campaignId}`, { campaignId, sendable: origin.sendable(campaignId) })
+    if (rows.length === 0) {
+      if (await origin.finishIfDone(ctx.db, campaignId, ctx.clock.now())) cursors.delete(`c${campaignId}`)
+      return 0
+    }
+    const found = await origin.content(ctx, campaignId)
+    if (!found) {
+      await releaseClaimed(
+        ctx.db,
+        rows.map((r) => r.id),
       )
+      return rows.length
+    }
+    const { content, accountId } = found
+    const key = contentKey(`${campaignId}`, content)
+    // Each recipient's provided values (coupon codes): one statement per provider for the whole batch.
+    const provided = await providedVars(
+      ctx,
+      tagsOf(key, [content.subject, content.html, content.plainText]),
+      {
+        accountId,
+        campaignId,
+        messageIds: rows.map((r) => r.id),
+      },
+    )
+    const recipientOf = (r: ClaimedRow): CampaignRecipient => {
+      const vars = contactMergeVars(r)
+      // After the contact's fields: a custom field named `coupon:12` never stands in for a code.
+      const extra = provided.get(r.id)
+      if (extra) Object.assign(vars, extra)
+      return { messageId: r.id, email: r.email, name: r.recipient_name, vars }
+    }
+    const tasks: SignTask[] = chunked(rows).map((chunk) => ({
+      kind: 'campaign',
+      key,
+      content,
+      recipients: chunk.map(recipientOf),
+    }))
+    const { acceptedCount, lastError } = await relay(rows, tasks)
+    if (acceptedCount === 0) await origin.nothingAccepted(ctx, campaignId, lastError)
+    return rows.length
+  }
+
+  /** Sends one batch of mail with body rows (any number of bodies); how many rows it claimed. */
+  async function sendBodyBatch(): Promise<number> {
+    const rows = await claim('bodies', { bodies: true })
+    if (rows.length === 0) return 0
+    const byBody = new Map<number, ClaimedRow[]>()
+    for (const r of rows) {
+      const list = byBody.get(r.batch_id!)
+      if (list) list.push(r)
+      else byBody.set(r.batch_id!, [r])
+    }
+    const tasks: SignTask[] = []
+    const missing: ClaimedRow[] = []
+    const bodies = await findBodies(ctx.db, [...byBody.keys()])
+    for (const [bodyId, group] of byBody) {
+      const body = bodies.get(bodyId)
+      if (!body) {
+        missing.push(...group)
+        continue
+      }
+      const content = await bodyContent(ctx, body)
+      const key = contentKey(`b${bodyId}`, content)
+      const provided = await providedVars(ctx, tagsOf(key, [body.subject, body.html, body.text]), {
+        accountId: body.accountId,
+        campaignId: 0,
+        messageIds: group.map((r) => r.id),
+      })
+      const recipientOf = (r: ClaimedRow): BodyRecipient =>
+        bodyRecipient(
+          body,
+          { id: r.id, email: r.email, recipientName: r.recipient_name, vars: r.vars },
+          provided.get(r.id),
+        )
+      for (const chunk of chunked(group))
+        tasks.push({ kind: 'body', key, content, recipients: chunk.map(recipientOf) })
+    }
+    for (const r of missing) await markRefused(ctx.db, r.id, 'the mail body is gone', ctx.clock.now())
+    if (tasks.length) await relay(rows, tasks)
+    return rows.length
+  }
+
+  async function guardedCampaign(origin: CampaignOrigin, campaignId: number): Promise<number> {
+    try {
+      return await sendCampaignBatch(origin, campaignId)
+    } catch (err) {
+      // Rows the step had claimed stay claimed until their lease runs out, so none is sent twice.
+      ctx.log.error({ err, campaignId }, 'campaign stopped on an unexpected error')
+      await origin
+        .failed(ctx, campaignId)
+        .catch((e: unknown) => ctx.log.error({ err: e, campaignId }, 'could not mark the campaign errored'))
+      return 0
+    }
+  }
+
+  async function guardedBodies(): Promise<number> {
+    try {
+      return await sendBodyBatch()
+    } catch (err) {
+      // The claimed rows are tried again once their lease runs out.
+      ctx.log.error({ err }, 'sending mail with a body row failed')
       return 0
     }
   }
 
   async function runOnce(): Promise<number> {
-    const now = ctx.clock.now().getTime()
-    if (now - lastScheduleCheck >= 1000) {
-      lastScheduleCheck = now
-      await startDueScheduled(ctx.db, ctx.clock.now())
-    }
-    for (const id of await preparingCampaignIds(ctx.db))
-      await guarded(id, async () => ((await prepareCampaign(ctx, id)) ? 1 : 0))
+    if (campaigns) await campaigns.prepare(ctx)
     let claimed = 0
-    for (const id of await sendingCampaignIds(ctx.db)) {
+    const ids = campaigns ? await campaigns.sendingIds(ctx.db) : []
+    for (const id of ids) {
       if (stopped) break
-      claimed += await guarded(id, () => sendBatch(id))
+      claimed += await guardedBodies()
+      claimed += await guardedCampaign(campaigns!, id)
     }
+    if (!stopped) claimed += await guardedBodies()
     return claimed
   }
 
@@ -304,12 +390,14 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
     // Bounded by `stopped`: the process's shutdown ends it after the batch in hand.
     while (!stopped && opts.loop !== false) {
       let worked = 0
+      woken = false
       try {
         worked = await runOnce()
       } catch (err) {
-        ctx.log.error({ err }, 'campaign sender')
+        ctx.log.error({ err }, 'sender')
       }
-      if (worked === 0 && !stopped) {
+      // Woken during the round: the new mail may have been committed after this round's claims.
+      if (worked === 0 && !stopped && !woken) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, IDLE_POLL_MS)
           wakeUp = () => {
@@ -322,8 +410,11 @@ export function startCampaignSender(ctx: Ctx, opts: SenderOptions = {}): Campaig
     }
   })()
 
-  const sender: CampaignSender = {
-    wake: () => wakeUp?.(),
+  const sender: Sender = {
+    wake: () => {
+      woken = true
+      wakeUp?.()
+    },
     async stop() {
       stopped = true
       wakeUp?.()

@@ -1,15 +1,14 @@
 import type { ModuleDef } from '../registry.js'
-import { startTransactionalWorker, TRANSACTIONAL_SEND_JOB } from './transactional.jobs.js'
 import { transactionalRoutes } from './transactional.routes.js'
 
-export { messageBatches, type BatchAttachment } from './transactional.table.js'
-export { TRANSACTIONAL_SEND_JOB } from './transactional.jobs.js'
-export { copiesOfRecipient } from './transactional.repo.js'
+// The body table and its cc/bcc reader live in the delivery module; re-exported for existing callers.
+export { messageBatches, type BatchAttachment, copiesOfRecipient } from '../delivery/index.js'
 
-/** Transactional email (api.md, contract §9): the API intake and the worker that renders and sends each batch. */
+/**
+ * Transactional email (api.md, contract §9): the API intake, which queues the mail in the send ledger; the
+ * delivery module's sender renders and sends it.
+ */
 export const transactionalModule: ModuleDef = {
   name: 'transactional',
   apiRoutes: transactionalRoutes,
-  queues: [TRANSACTIONAL_SEND_JOB],
-  startWorker: startTransactionalWorker,
 }

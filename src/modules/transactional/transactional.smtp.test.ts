@@ -8,12 +8,13 @@ import { dkimResults } from '../../../test/helpers/dkim.js'
 import { startSmtpSink, type SinkMessage, type SmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { events } from '../events/index.js'
 import { contacts } from '../subscribers/index.js'
-import { sendBatch } from './transactional.sender.js'
+import { sql } from 'drizzle-orm'
+import { startSender } from '../delivery/index.js'
 import {
   addDomain,
   addSuppressed,
   baseMessage,
-  jobState,
+  batchState,
   messagesOfBatch,
   type TestDomain,
 } from './transactional.test-helpers.js'
@@ -135,7 +136,7 @@ describe('transactional mail over SMTP', async () => {
       false,
     )
 
-    assert.equal(await jobState(t, results.id, ['completed']), 'completed')
+    assert.equal(await batchState(t, results.id, ['completed']), 'completed')
     const rows = await messagesOfBatch(t, results.id)
     assert.deepEqual(
       rows.map((r) => [r.email, r.status, r.subject]),
@@ -209,7 +210,7 @@ describe('transactional mail over SMTP', async () => {
       to: [{ email: 'refused@example.cz' }],
     })
     const id: number = res.body.results.id
-    assert.equal(await jobState(t, id, ['completed', 'failed']), 'completed')
+    assert.equal(await batchState(t, id, ['completed']), 'completed')
     const [row] = await messagesOfBatch(t, id)
     assert.equal(row?.status, 2)
     assert.match(row?.error ?? '', /550/)
@@ -245,20 +246,33 @@ describe('transactional mail over SMTP', async () => {
       to: [{ email: 'later@example.cz' }],
     })
     const id: number = res.body.results.id
-    // The first try failed and pg-boss holds the job for a retry (at least 10 s away): play the last try now.
-    assert.equal(await jobState(t, id, ['retry']), 'retry')
-    const [queued] = await messagesOfBatch(t, id)
-    assert.equal(queued?.status, 0)
-    const result = await sendBatch(t.ctx, id, true)
-    assert.deepEqual(result, { accepted: 0, refused: 0, deferred: 1 })
-    const [row] = await messagesOfBatch(t, id)
-    assert.equal(row?.status, 2)
-    const logged = await t.ctx.db.select().from(events).where(eq(events.messageId, row!.id))
-    assert.deepEqual(
-      logged.map((e) => e.event),
-      ['soft_bounce'],
-    )
-    // Nothing is left queued, so the retry pg-boss still holds sends nothing.
-    assert.deepEqual(await sendBatch(t.ctx, id, false), { accepted: 0, refused: 0, deferred: 0 })
+    // The first try was deferred: the row waits, claimed, for its retry (minutes away): play it now.
+    assert.equal(await batchState(t, id, ['retry']), 'retry')
+    const [waiting] = await messagesOfBatch(t, id)
+    assert.equal(waiting?.status, 4)
+    assert.equal(sink.messages.filter((m) => m.envelopeTo[0] === 'later@example.cz').length, 0)
+    const due = () =>
+      t.ctx.db.execute(
+        sql`UPDATE messages SET claimed_until = claimed_until - interval '1 hour' WHERE id = ${waiting!.id}`,
+      )
+    await due()
+    const sender = startSender(t.ctx, { loop: false })
+    try {
+      await sender.runOnce()
+      assert.equal(await batchState(t, id, ['completed']), 'completed')
+      const [row] = await messagesOfBatch(t, id)
+      assert.equal(row?.status, 2)
+      const logged = await t.ctx.db.select().from(events).where(eq(events.messageId, row!.id))
+      assert.deepEqual(
+        logged.map((e) => e.event),
+        ['soft_bounce'],
+      )
+      // Nothing is left queued or claimed, so another round sends nothing.
+      await due()
+      assert.equal(await sender.runOnce(), 0)
+      assert.equal((await messagesOfBatch(t, id))[0]?.status, 2)
+    } finally {
+      await sender.stop()
+    }
   })
 })

@@ -9,6 +9,7 @@ import { domainsModule } from './domains/index.js'
 import { eventsModule } from './events/index.js'
 import { createListsModule } from './lists/index.js'
 import { searchModule } from './search/index.js'
+import { sendOutcomes } from './send-outcomes.js'
 import { createSegmentService, segmentsModule } from './segments/index.js'
 import { subscribersModule } from './subscribers/index.js'
 import { systemModule } from './system/index.js'
@@ -43,7 +44,7 @@ export const modules: ModuleDef[] = [
   trackerEventsModule,
   segmentsModule,
   campaignsModule,
-  createDeliveryModule(campaignOrigin),
+  createDeliveryModule(campaignOrigin, sendOutcomes),
   webhooksModule,
 ]
 

@@ -1,5 +1,5 @@
 import { resolveSenderDomain } from '../domains/index.js'
-import { startSender, type CampaignOrigin, type Sender, type SenderOptions } from '../delivery/index.js'
+import type { CampaignOrigin } from '../delivery/index.js'
 import { campaignContent } from './campaign-content.js'
 import { campaignErrors } from './campaign-errors.js'
 import { CAMPAIGN_DOMAIN_TYPES, prepareCampaign } from './campaign-prepare.js'
@@ -13,6 +13,7 @@ import {
   startDueScheduled,
 } from './campaign-send.repo.js'
 import { findCampaignById } from './campaigns.repo.js'
+import { contactMergeVars } from '../messages/index.js'
 
 type Ctx = Parameters<CampaignOrigin['prepare']>[0]
 
@@ -57,17 +58,8 @@ export const campaignOrigin: CampaignOrigin = {
     if (!(await anyAccepted(ctx.db, campaignId)))
       await errorCampaign(ctx.db, campaignId, campaignErrors.relayRefusedAll(lastError), ctx.clock.now())
   },
+  mergeVars: (row) => contactMergeVars(row),
   async failed(ctx: Ctx, campaignId) {
     await errorCampaign(ctx.db, campaignId, campaignErrors.internal(), ctx.clock.now())
   },
 }
-
-/** The sender with campaign mail (tests drive one with `loop: false`). */
-export function startCampaignSender(
-  ctx: Parameters<typeof startSender>[0],
-  opts: Omit<SenderOptions, 'campaigns'> = {},
-): Sender {
-  return startSender(ctx, { ...opts, campaigns: campaignOrigin })
-}
-
-export type { Sender }

@@ -6,7 +6,7 @@ import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { ManualClock } from '../../core/clock.js'
 import { claimQueued } from '../delivery/ledger.repo.js'
 import { sendable } from './campaign-send.repo.js'
-import { startCampaignSender } from './campaign-origin.js'
+import { startCampaignSender } from '../../../test/helpers/sender.js'
 import { addDomain } from '../transactional/transactional.test-helpers.js'
 import {
   campaignRow,

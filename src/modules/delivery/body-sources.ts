@@ -1,11 +1,17 @@
 import type { AppContext } from '../../core/context.js'
-import type { MessageSources } from '../tracking/index.js'
 import { compileBody, renderBodyMail, type CompiledBody } from './body-render.js'
 import { bodyRecipient } from './body-content.js'
 import { findBodies, findBodyMessage, type BodyRow } from './bodies.repo.js'
 import { givenVars, providerTags } from './vars-providers.js'
 
 type Ctx = Pick<AppContext, 'db' | 'config' | 'linkSecret'>
+
+/** The tracking pages' sources (tracking's MessageSources, by shape: tracking sits above this module). */
+export interface BodyMessageSources<T extends { id: number; campaignId: number }, R extends T> {
+  links(message: T): Promise<string[] | null>
+  lists(message: T): Promise<number[] | null>
+  html(message: R & { html: string | null; batchId: number | null }): Promise<string | null>
+}
 
 /** Bodies never change once written, so each process may keep the compiled ones it rendered lately. */
 const BODY_CACHE_SIZE = 100
@@ -15,7 +21,10 @@ const BODY_CACHE_SIZE = 100
  * from the body and the recipient's values (the sender stores neither per message); `fallback` answers for
  * the rest (and for rows written before, which store theirs).
  */
-export function bodySources(ctx: Ctx, fallback: MessageSources): MessageSources {
+export function bodySources<
+  T extends { id: number; campaignId: number },
+  R extends T & { html: string | null; batchId: number | null },
+>(ctx: Ctx, fallback: BodyMessageSources<T, R>): BodyMessageSources<T, R> {
   const compiled = new Map<number, { body: BodyRow; compiled: CompiledBody }>()
   async function render(messageId: number) {
     const m = await findBodyMessage(ctx.db, messageId)

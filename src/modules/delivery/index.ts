@@ -1,5 +1,5 @@
 import type { ModuleDef } from '../registry.js'
-import { startSender, type CampaignOrigin } from './sender.js'
+import { startSender, type CampaignOrigin, type SendOutcomes } from './sender.js'
 
 export { messageBatches, type BatchAttachment, type BodyKind } from './bodies.table.js'
 export { copiesOfRecipient } from './bodies.repo.js'
@@ -11,6 +11,8 @@ export {
   startSender,
   wakeSenders,
   type CampaignOrigin,
+  type MessageRef,
+  type SendOutcomes,
   type Sender,
   type SenderOptions,
 } from './sender.js'
@@ -25,18 +27,20 @@ export {
   type CampaignRecipient,
   type LinkTemplates,
 } from './render.js'
+export type { ClaimedRow, SentEvent } from './ledger.repo.js'
 export { createMailSigner, type MailSigner } from './signer.js'
 export { varsProviders, type VarsProvider } from './vars-providers.js'
 
 /**
  * Delivery: the send ledger (`messages` rows), body rows of non-campaign mail, and the one sender of every
- * kind of mail. The module list passes the campaigns' side (CampaignOrigin), so delivery never imports them.
+ * kind of mail. The module list passes the campaigns' side (CampaignOrigin) and the recorders of outcomes
+ * (SendOutcomes), so delivery never imports them: it sits below subscribers, which queue confirmations.
  */
-export function createDeliveryModule(campaigns: CampaignOrigin): ModuleDef {
+export function createDeliveryModule(campaigns: CampaignOrigin, outcomes: SendOutcomes): ModuleDef {
   return {
     name: 'delivery',
     async startWorker(ctx) {
-      const sender = startSender(ctx, { campaigns })
+      const sender = startSender(ctx, { campaigns, outcomes })
       ctx.onClose(() => sender.stop())
     },
   }

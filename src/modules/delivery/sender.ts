@@ -2,9 +2,7 @@ import { createHash } from 'node:crypto'
 import type { SQL } from 'drizzle-orm'
 import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
-import { createEventRecorder } from '../events/index.js'
-import { contactMergeVars, markRefused, recordSoftFailure, smtpFailure } from '../messages/index.js'
-import { enqueueWebhookEvents } from '../webhooks/index.js'
+import type { MergeValue } from '../../core/mail/merge-tags.js'
 import type { BodyRecipient } from './body-render.js'
 import { bodyContent, bodyRecipient } from './body-content.js'
 import { findBodies } from './bodies.repo.js'
@@ -19,6 +17,7 @@ import {
   type AcceptedRow,
   type ClaimScope,
   type ClaimedRow,
+  type SentEvent,
 } from './ledger.repo.js'
 import type { CampaignContent, CampaignRecipient } from './render.js'
 import type { SignTask } from './sign.worker.js'
@@ -60,6 +59,37 @@ export interface CampaignOrigin {
   nothingAccepted(ctx: Ctx, campaignId: number, lastError: string): Promise<void>
   /** An unexpected failure: the campaign stops (`internal`) rather than being retried on every round. */
   failed(ctx: Ctx, campaignId: number): Promise<void>
+  /** A claimed row's merge values from its contact's columns. */
+  mergeVars(row: ClaimedRow): Record<string, MergeValue>
+}
+
+/** A ledger row as the recorders of what happened to it take it. */
+export interface MessageRef {
+  id: number
+  accountId: number
+  campaignId: number
+  pipelineId: number | null
+  actionId: string | null
+  contactId: number | null
+  email: string
+}
+
+/**
+ * What the sender records about the relay's answers. Events, counters, suppression and webhooks sit in modules
+ * that (through subscribers) import this one, so the module list passes them in rather than this module
+ * importing them.
+ */
+export interface SendOutcomes {
+  /** The `send` events of rows just marked sent, for the webhook outbox, in the marking transaction. */
+  sent(tx: Executor, events: SentEvent[], now: Date): Promise<void>
+  /** The relay refused the message for good: the row refused (2) and its hard bounce, in one transaction. */
+  refused(ctx: Ctx, message: MessageRef, error: string): Promise<void>
+  /** Deferred again on its retry: a soft bounce. */
+  softBounce(ctx: Ctx, message: MessageRef, error: string): Promise<void>
+  /** What a failed hand-over means: a permanent refusal (hard bounce) or one to retry later. */
+  classify(err: unknown): { outcome: 'hard_bounce' | 'retry'; error: string }
+  /** A row that cannot be sent at all (its body is gone): refused without a bounce. */
+  unsendable(ctx: Ctx, id: number, error: string): Promise<void>
 }
 
 export interface Sender {
@@ -84,6 +114,7 @@ export interface SenderOptions {
   batchSize?: number
   /** Campaign mail; without it the sender sends only mail with a body row. */
   campaigns?: CampaignOrigin
+  outcomes: SendOutcomes
 }
 
 const contentKey = (prefix: string, content: unknown) =>
@@ -105,11 +136,11 @@ interface Failure {
  * oldest first) before each sending campaign's batch, and one more when no campaign sends. However big a
  * campaign is, a transactional message waits behind at most one campaign batch per sending campaign.
  */
-export function startSender(ctx: Ctx, opts: SenderOptions = {}): Sender {
+export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   const signer = opts.signer ?? createMailSigner(ctx.config.sendThreads)
   const batchSize = opts.batchSize ?? SEND_BATCH
   const campaigns = opts.campaigns
-  const recorder = createEventRecorder(ctx)
+  const outcomes = opts.outcomes
   const cursors = new Map<string, number>()
   const tagsByKey = new Map<string, ProviderTags>()
   const leaseMs = ctx.config.sendLeaseSeconds * 1000
@@ -170,20 +201,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions = {}): Sender {
       marking = marking.then(async () => {
         await ctx.db.transaction(async (tx) => {
           const sent = await markSent(tx, done, ctx.clock.now())
-          await enqueueWebhookEvents(
-            tx,
-            sent.map((e) => ({
-              accountId: e.account_id,
-              messageId: e.message_id,
-              campaignId: e.campaign_id,
-              pipelineId: e.pipeline_id,
-              actionId: e.action_id,
-              contactId: e.contact_id,
-              email: e.email,
-              event: 'send' as const,
-              occurredAt: ctx.clock.now(),
-            })),
-          )
+          await outcomes.sent(tx, sent, ctx.clock.now())
         })
       })
     }
@@ -211,7 +229,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions = {}): Sender {
                   if (accepted.length >= MARK_EVERY) flush()
                 }
               } catch (err) {
-                const failure = smtpFailure(err)
+                const failure = outcomes.classify(err)
                 ;(failure.outcome === 'hard_bounce' ? refused : deferred).push({ row, error: failure.error })
               }
               pending.delete(row.id)
@@ -228,7 +246,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions = {}): Sender {
     return { acceptedCount, lastError: refused[0]?.error ?? deferred[0]?.error ?? 'no reply' }
   }
 
-  const refOf = (r: ClaimedRow) => ({
+  const refOf = (r: ClaimedRow): MessageRef => ({
     id: r.id,
     accountId: r.account_id,
     campaignId: r.campaign_id,
@@ -239,15 +257,10 @@ export function startSender(ctx: Ctx, opts: SenderOptions = {}): Sender {
   })
 
   async function settleFailures(refused: Failure[], deferred: Failure[]) {
-    for (const { row, error } of refused) {
-      await ctx.db.transaction(async (tx) => {
-        await markRefused(tx, row.id, error, ctx.clock.now())
-        await recorder.bounced(tx, refOf(row), 'hard', error)
-      })
-    }
+    for (const { row, error } of refused) await outcomes.refused(ctx, refOf(row), error)
     const retry: number[] = []
     for (const { row, error } of deferred) {
-      if (row.error?.startsWith(DEFERRED)) await recordSoftFailure(ctx, refOf(row), error)
+      if (row.error?.startsWith(DEFERRED)) await outcomes.softBounce(ctx, refOf(row), error)
       else retry.push(row.id)
     }
     const firstError = deferred.find((d) => retry.includes(d.row.id))?.error ?? ''
@@ -293,7 +306,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions = {}): Sender {
       },
     )
     const recipientOf = (r: ClaimedRow): CampaignRecipient => {
-      const vars = contactMergeVars(r)
+      const vars = origin.mergeVars(r)
       // After the contact's fields: a custom field named `coupon:12` never stands in for a code.
       const extra = provided.get(r.id)
       if (extra) Object.assign(vars, extra)
@@ -345,7 +358,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions = {}): Sender {
       for (const chunk of chunked(group))
         tasks.push({ kind: 'body', key, content, recipients: chunk.map(recipientOf) })
     }
-    for (const r of missing) await markRefused(ctx.db, r.id, 'the mail body is gone', ctx.clock.now())
+    for (const r of missing) await outcomes.unsendable(ctx, r.id, 'the mail body is gone')
     if (tasks.length) await relay(rows, tasks)
     return rows.length
   }

@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { queryRows } from '../../core/db/sql.js'
-import { startSender } from '../delivery/index.js'
+import { startCampaignSender as startSender } from '../../../test/helpers/sender.js'
 import { addDomain, batchState, messagesOfBatch } from './transactional.test-helpers.js'
 
 const sink = await startSmtpSink()

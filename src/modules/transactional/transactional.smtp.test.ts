@@ -7,9 +7,10 @@ import { startTestApp } from '../../../test/helpers/app.js'
 import { dkimResults } from '../../../test/helpers/dkim.js'
 import { startSmtpSink, type SinkMessage, type SmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { events } from '../events/index.js'
+import { trackingLinks } from '../tracking/index.js'
 import { contacts } from '../subscribers/index.js'
 import { sql } from 'drizzle-orm'
-import { startSender } from '../delivery/index.js'
+import { startCampaignSender as startSender } from '../../../test/helpers/sender.js'
 import {
   addDomain,
   addSuppressed,
@@ -145,14 +146,25 @@ describe('transactional mail over SMTP', async () => {
         ['petr@example.cz', 1, 'Order for friend'],
       ],
     )
-    assert.deepEqual(rows[0]?.links, ['https://shop.example/order?id=1&x=2'])
-    assert.match(rows[0]?.html ?? '', /\/t\/c\//)
-    // The stored web version has the tracked links but no open pixel: viewing it is no open.
-    assert.doesNotMatch(rows[0]?.html ?? '', /\/t\/o\//)
+    // Neither links nor HTML are stored per message: the click page and the web version render them again.
+    const links = trackingLinks(t.ctx)
+    const path = (url: string) => url.slice(t.ctx.config.publicUrl.length)
+    const click = await t.req('GET', path(links.click(rows[0]!.id, 0)), { key: null })
+    assert.equal(click.status, 302)
+    assert.equal(click.headers.location, 'https://shop.example/order?id=1&x=2')
+    const web = await t.req('GET', path(links.webVersion(rows[0]!.id)), { key: null })
+    assert.equal(web.status, 200)
+    assert.match(web.text, /\/t\/c\//)
+    assert.match(web.text, /Hi Jana &amp; co/)
+    // The web version has the tracked links but no open pixel: viewing it is no open.
+    assert.doesNotMatch(web.text, /\/t\/o\//)
     const sent = await t.ctx.db.select().from(events).where(eq(events.messageId, rows[0]!.id))
     assert.deepEqual(
       sent.map((e) => [e.event, e.campaignId, e.email]),
-      [['send', 0, 'jana@example.cz']],
+      [
+        ['send', 0, 'jana@example.cz'],
+        ['click', 0, 'jana@example.cz'],
+      ],
     )
   })
 

@@ -11,6 +11,19 @@ import { prepareMessage, type PreparedMessage } from './transactional.validate.j
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'log' | 'erasureSecret'>
 
+/** Shops send the same few templates over and over: CSS inlining (juice) is the costliest step of the intake. */
+const INLINED_CACHE_SIZE = 64
+const inlined = new Map<string, string>()
+
+function inlineCssCached(html: string): string {
+  const hit = inlined.get(html)
+  if (hit !== undefined) return hit
+  const out = inlineCss(html)
+  if (inlined.size >= INLINED_CACHE_SIZE) inlined.delete(inlined.keys().next().value!)
+  inlined.set(html, out)
+  return out
+}
+
 export function requirePlan(account: AuthAccount): void {
   // Contract §2: transactional mail is for the paid and marketer plans.
   if (account.plan === 'free')
@@ -50,7 +63,7 @@ export function createTransactionalService(ctx: Ctx) {
     }
     const accepted = p.recipients.filter((r) => !suppressed.has(r.email))
     // Inlined once per call rather than per recipient, and before the transaction holds a connection.
-    const html = p.html === undefined ? null : inlineCss(p.html)
+    const html = p.html === undefined ? null : inlineCssCached(p.html)
     // One statement (body and ledger rows together): atomic without a transaction of its own.
     const { bodyId: batchId } = await queueMail(
       ctx.db,

@@ -32,18 +32,19 @@ import {
 const LAYERS: readonly (readonly string[])[] = [
   // Accounts, and what needs no other module.
   ['accounts', 'signals', 'idempotency', 'system'],
-  // What mail is made from and sent to, and the send ledger.
-  ['lists', 'templates', 'domains', 'coupons', 'transactions', 'messages'],
-  // Built on those: segments of lists, the event log (and counters) of the ledger's messages, double opt-in.
-  ['segments', 'events', 'confirmation'],
-  // Contacts (their erasure reaches the event log) and the webhook outbox of events.
-  ['subscribers', 'webhooks'],
+  // What mail is made from and sent to, and the send ledger; the product catalogue and what it recommends.
+  ['lists', 'templates', 'domains', 'coupons', 'transactions', 'messages', 'feeds', 'recommenders'],
+  // Built on those: segments of lists, the event log (and counters) of the ledger's messages, the one sender of
+  // every kind of mail (its outcome recorders are handed in from the module list), double opt-in.
+  ['segments', 'events', 'delivery', 'confirmation'],
+  // Contacts (their erasure reaches the event log) and the webhook outbox of events; automations as a resource.
+  ['subscribers', 'webhooks', 'pipelines'],
   // Reading contacts; recording outcomes into the ledger, log, counters, contacts and outbox.
   ['search', 'tracker-events', 'outcomes'],
   // Where outcomes arrive and mail leaves, each on the ones before.
   ['tracking'],
   ['transactional'],
-  ['bounces', 'campaigns'],
+  ['bounces', 'campaigns', 'automations'],
 ]
 
 const root = path.resolve(import.meta.dirname, '..')

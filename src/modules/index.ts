@@ -1,9 +1,13 @@
 import type { ModuleDef } from './registry.js'
 import { accountsModule } from './accounts/accounts.module.js'
 import { bouncesModule } from './bounces/bounces.module.js'
-import { campaignSources } from './campaigns/index.js'
+import { campaignOrigin, campaignSources } from './campaigns/index.js'
 import { campaignsModule } from './campaigns/campaigns.module.js'
 import { confirmationModule } from './confirmation/confirmation.module.js'
+import { bodySources } from './delivery/index.js'
+import { createDeliveryModule } from './delivery/delivery.module.js'
+import { sendOutcomes } from './outcomes/index.js'
+import { storedSources } from './tracking/index.js'
 import { couponsModule } from './coupons/coupons.module.js'
 import { domainsModule } from './domains/domains.module.js'
 import { createListsModule } from './lists/lists.module.js'
@@ -42,12 +46,14 @@ export const modules: ModuleDef[] = [
   couponsModule,
   bouncesModule,
   domainsModule,
-  createTrackingModule(campaignSources),
+  // Tracking pages ask campaigns, then bodies, then the row itself for links, lists and web versions.
+  createTrackingModule((ctx) => campaignSources(ctx, bodySources(ctx, storedSources))),
   transactionalModule,
   transactionsModule,
   trackerEventsModule,
   segmentsModule,
   campaignsModule,
+  createDeliveryModule(campaignOrigin, sendOutcomes),
   webhooksModule,
   pipelinesModule,
   feedsModule,

@@ -1,15 +1,13 @@
 import type { AppContext } from '../../core/context.js'
-import { sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
-import { queryRows } from '../../core/db/sql.js'
 import { inlineCss } from '../../core/mail/inline-css.js'
-import { insertBatch, queueBatch } from '../transactional/index.js'
+import { queueMail } from '../delivery/index.js'
 
 /**
- * The engine's one road to the send ledger. Until the shared `queueMail` lands this writes what a
- * transactional call writes: a `message_batches` row holding the content, one `messages` row per recipient
- * (kind 'automation', pipeline_id, action_id = node id, contact_id) and the send job, all in the caller's
- * transaction, so a node's mail exists exactly when its log entry and the run's move commit.
+ * The engine's one road to the send ledger: the shared `queueMail` of the delivery module writes the body row
+ * and one ledger row per recipient (kind 'automation', pipeline_id, action_id = node id, contact_id) in the
+ * caller's transaction, so a node's mail exists exactly when its log entry and the run's move commit. The one
+ * sender finds it on its next poll.
  */
 export interface AutomationMail {
   accountId: number
@@ -28,53 +26,29 @@ export interface AutomationMail {
 
 /** Side effect: queues the mail in `tx`; the message ids, one per recipient in the order given. */
 export async function queueAutomationMail(
-  ctx: Pick<AppContext, 'jobs' | 'clock'>,
+  ctx: Pick<AppContext, 'clock'>,
   tx: Executor,
   m: AutomationMail,
 ): Promise<number[]> {
   if (m.recipients.length === 0) return []
-  const now = ctx.clock.now()
-  const batchId = await insertBatch(
+  const { messageIds } = await queueMail(
     tx,
     {
       accountId: m.accountId,
-      templateId: null,
       fromName: m.body.fromName,
       fromEmail: m.body.fromEmail,
       replyTo: m.body.replyTo,
       subject: m.body.subject,
       html: m.body.html === null ? null : inlineCss(m.body.html),
       text: m.body.text,
-      globalVars: {},
-      copies: {},
-      attachments: [],
       trackOpens: true,
       trackClicks: true,
+      // Automation mail is marketing: List-Unsubscribe headers and a working *|UNSUB|*.
+      marketing: true,
     },
-    now,
+    m.recipients,
+    { kind: 'automation', pipelineId: m.pipelineId, actionId: m.actionId },
+    ctx.clock.now(),
   )
-  // One statement for every recipient: the rows travel as one JSON parameter (no bind-parameter limit).
-  const rows = m.recipients.map((r, i) => ({
-    i,
-    email: r.email,
-    recipient_name: r.name,
-    contact_id: r.contactId,
-    vars: r.vars,
-  }))
-  const inserted = await queryRows<{ id: string | number }>(
-    tx,
-    sql`INSERT INTO messages (account_id, kind, batch_id, pipeline_id, action_id, contact_id, email, recipient_name,
-                              vars, subject, status, track_opens, track_clicks, created_at)
-        SELECT ${m.accountId}, 'automation', ${batchId}, ${m.pipelineId}, ${m.actionId}, x.contact_id, x.email,
-               x.recipient_name, x.vars, ${m.body.subject}, 0, true, true, ${now.toISOString()}::timestamptz
-        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          AS x(i int, email text, recipient_name text, contact_id int, vars jsonb)
-        ORDER BY x.i
-        RETURNING id`,
-  )
-  // Ids come from the sequence in the order the SELECT yields the rows (ORDER BY x.i): sorted, they follow
-  // the recipients.
-  const ids = inserted.map((r) => Number(r.id)).sort((a, b) => a - b)
-  await queueBatch(ctx, tx, batchId)
-  return ids
+  return messageIds
 }

@@ -5,7 +5,7 @@ import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
 import { parseSqlDateTime } from '../../core/http/formats.js'
 import { campaignErrors } from './campaign-errors.js'
 import { cancelQueued, ledgerState, moveCampaign, setPaused } from './campaign-send.repo.js'
-import { wakeCampaignSenders } from './campaign-sender.js'
+import { wakeSenders } from '../delivery/index.js'
 import { requireCampaign } from './require-campaign.js'
 import { sendTestCopies } from './campaign-test-send.js'
 import type { CampaignStatus } from './campaigns.table.js'
@@ -47,7 +47,7 @@ export function createCampaignActions(ctx: Ctx) {
         sql`, sent_at = ${now.toISOString()}::timestamptz, scheduled_at = NULL, error = NULL, error_code = NULL`,
       )
       if (!moved) throw wrongStatus('sent', c.status)
-      wakeCampaignSenders()
+      wakeSenders()
       return { id, status: 1 as const }
     },
 
@@ -115,7 +115,7 @@ export function createCampaignActions(ctx: Ctx) {
       } else {
         throw wrongStatus('resumed', c.status)
       }
-      wakeCampaignSenders()
+      wakeSenders()
       return { id, status, paused: false }
     },
 

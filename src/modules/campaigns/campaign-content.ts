@@ -1,6 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import { bounceHostFor, type SenderDomain } from '../domains/index.js'
-import type { CampaignContent } from './campaign-render.js'
+import type { CampaignContent } from '../delivery/index.js'
 import type { CampaignRow } from './campaigns.schemas.js'
 
 /**

@@ -10,7 +10,7 @@ import { startTestApp } from '../../../test/helpers/app.js'
 import { startSmtpSink, type SinkMessage } from '../../../test/helpers/smtp-sink.js'
 import { ManualClock } from '../../core/clock.js'
 import { queryRows } from '../../core/db/sql.js'
-import { startCampaignSender } from './campaign-sender.js'
+import { startCampaignSender } from '../../../test/helpers/sender.js'
 import {
   campaignRow,
   createCampaign,

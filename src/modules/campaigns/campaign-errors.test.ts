@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { outboxMails, toAddresses } from '../../../test/helpers/outbox.js'
 import { ManualClock } from '../../core/clock.js'
-import { startCampaignSender } from './campaign-sender.js'
+import { startCampaignSender } from '../../../test/helpers/sender.js'
 import { campaignRow, createCampaign, ledger, listWith, shownError } from './campaign-send.test-helpers.js'
 
 /**

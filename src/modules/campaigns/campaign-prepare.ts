@@ -2,7 +2,7 @@ import { findCampaignById } from './campaigns.repo.js'
 import type { AppContext } from '../../core/context.js'
 import { resolveSenderDomain } from '../domains/index.js'
 import { findSegments, segmentMembersSql } from '../segments/index.js'
-import { trackableHtml } from './campaign-render.js'
+import { trackableHtml } from '../delivery/index.js'
 import {
   errorCampaign,
   finishIfDone,

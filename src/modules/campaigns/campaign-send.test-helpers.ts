@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm'
 import type { TestApp, TestAccount } from '../../../test/helpers/app.js'
 import { queryOne, queryRows } from '../../core/db/sql.js'
 import { addDomain, type TestDomain } from '../transactional/transactional.test-helpers.js'
-import { startCampaignSender, type CampaignSender } from './campaign-sender.js'
+import { startCampaignSender, type Sender as CampaignSender } from '../../../test/helpers/sender.js'
 
 export interface Person {
   email: string

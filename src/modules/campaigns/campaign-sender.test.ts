@@ -4,8 +4,9 @@ import { sql } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { ManualClock } from '../../core/clock.js'
-import { claimQueued } from './campaign-send.repo.js'
-import { startCampaignSender } from './campaign-sender.js'
+import { claimQueued } from '../delivery/ledger.repo.js'
+import { sendable } from './campaign-send.repo.js'
+import { startCampaignSender } from '../../../test/helpers/sender.js'
 import { addDomain } from '../transactional/transactional.test-helpers.js'
 import {
   campaignRow,
@@ -98,7 +99,7 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     await sender.runOnce() // prepares, sends 10
     // Another sender claims 10 rows and dies before sending them.
     const lease = new Date(clock.now().getTime() + t.ctx.config.sendLeaseSeconds * 1000)
-    const orphaned = await claimQueued(t.ctx.db, id, 0, 10, lease)
+    const orphaned = await claimQueued(t.ctx.db, { campaignId: id, sendable: sendable(id) }, 0, 10, lease)
     assert.equal(orphaned.length, 10)
     for (let i = 0; i < 4; i++) await sender.runOnce()
     assert.equal(delivered().length, 20, 'the dead sender’s rows wait for its lease')

@@ -12,7 +12,7 @@ import {
   personalLinks,
   renderCampaignHtml,
   type LinkTemplates,
-} from './campaign-render.js'
+} from '../delivery/index.js'
 import { contactForMerge } from './campaign-sources.repo.js'
 
 type Ctx = Pick<AppContext, 'db' | 'config' | 'linkSecret'>
@@ -22,9 +22,9 @@ const LINK_CACHE_SIZE = 200
 
 /**
  * What the tracking pages need of campaign mail: its links and lists live on the campaign (not on 100,000
- * ledger rows), and its web version is rendered again for the recipient. Other mail uses the stored sources.
+ * ledger rows), and its web version is rendered again for the recipient. Other mail asks `fallback`.
  */
-export function campaignSources(ctx: Ctx): MessageSources {
+export function campaignSources(ctx: Ctx, fallback: MessageSources = storedSources): MessageSources {
   // Per campaign: its links, and those with merge tags compiled (null when it has none).
   const frozen = new Map<number, { links: string[]; templates: LinkTemplates | null; coupons: CouponTags }>()
   async function campaignLinks(campaignId: number) {
@@ -39,7 +39,7 @@ export function campaignSources(ctx: Ctx): MessageSources {
   }
   return {
     async links(message) {
-      if (message.campaignId === 0) return storedSources.links(message)
+      if (message.campaignId === 0) return fallback.links(message)
       const found = await campaignLinks(message.campaignId)
       if (!found?.templates) return found?.links ?? null
       // Links with merge tags are filled in for the recipient now (an erased one gets only the address).
@@ -53,13 +53,13 @@ export function campaignSources(ctx: Ctx): MessageSources {
       return personalLinks(found.templates, vars)
     },
     async lists(message) {
-      if (message.campaignId === 0) return storedSources.lists(message)
+      if (message.campaignId === 0) return fallback.lists(message)
       const targets = (await findCampaignById(ctx.db, message.campaignId))?.targets
       // Unsubscribing from a campaign leaves the lists it was sent to, those of its segments included.
       return targets ? [...new Set([...targets.lists, ...targets.segments.map((s) => s.list)])] : null
     },
     async html(message) {
-      if (message.campaignId === 0 || message.contactId === null) return storedSources.html(message)
+      if (message.campaignId === 0 || message.contactId === null) return fallback.html(message)
       const c = await findCampaignById(ctx.db, message.campaignId)
       const contact = await contactForMerge(ctx.db, { contactId: message.contactId })
       if (!c || !contact) return null

@@ -12,7 +12,7 @@ import {
   personalLinks,
   renderCampaignHtml,
   renderCampaignMail,
-} from './campaign-render.js'
+} from '../delivery/index.js'
 import type { CampaignRow } from './campaigns.schemas.js'
 import { contactForMerge } from './campaign-sources.repo.js'
 import { senderIdentity } from './campaign-sender-identity.js'

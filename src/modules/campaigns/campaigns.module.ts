@@ -3,11 +3,13 @@ import type { ApiApp } from '../../core/http/app-types.js'
 import type { ModuleDef } from '../registry.js'
 import { campaignActionRoutes } from './campaign-actions.routes.js'
 import { campaignArchiveRoutes } from './campaign-archive.routes.js'
-import { startCampaignSender } from './campaign-sender.js'
 import { campaignStatsRoutes } from './campaign-stats.routes.js'
 import { campaignRoutes } from './campaigns.routes.js'
 
-/** Campaigns: the resource, sending through the ledger, statistics and the public archive page. */
+/**
+ * Campaigns: the resource, preparing its recipients for the send ledger (campaignOrigin: the delivery module
+ * sends them), statistics and the public archive page.
+ */
 export const campaignsModule: ModuleDef = {
   name: 'campaigns',
   apiRoutes(app: ApiApp, ctx: AppContext) {
@@ -16,8 +18,4 @@ export const campaignsModule: ModuleDef = {
     campaignStatsRoutes(app, ctx)
   },
   publicRoutes: campaignArchiveRoutes,
-  async startWorker(ctx) {
-    const sender = startCampaignSender(ctx)
-    ctx.onClose(() => sender.stop())
-  },
 }

@@ -1,11 +1,8 @@
 import type { ModuleDef } from '../registry.js'
-import { CONFIRMATION_MAIL_JOB, startConfirmationWorker } from './confirmation.jobs.js'
 import { confirmationRoutes } from './confirmation.routes.js'
 
-/** Double opt-in: the confirmation mail (a job queued with the subscription) and the page its link opens. */
+/** Double opt-in: the confirmation mail (queued in the send ledger with the subscription) and its page. */
 export const confirmationModule: ModuleDef = {
   name: 'confirmation',
   publicRoutes: confirmationRoutes,
-  queues: [CONFIRMATION_MAIL_JOB],
-  startWorker: startConfirmationWorker,
 }

@@ -1,2 +1,2 @@
-export { CONFIRMATION_MAIL_JOB, queueConfirmationMail } from './confirmation.jobs.js'
+export { queueConfirmationMail } from './confirmation.queue.js'
 export type { PendingConfirmation } from './confirmation.repo.js'

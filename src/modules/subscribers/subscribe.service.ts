@@ -11,7 +11,7 @@ import { STATUS, toSubscribeReply, type MembershipRow } from './subscribers.sche
 import type { SubscribeBodyT } from './subscribers.write.schemas.js'
 import * as repo from './subscribers.write.repo.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'jobs' | 'erasureSecret'>
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'jobs' | 'erasureSecret' | 'config' | 'linkSecret'>
 
 /** Statuses `subscriber_data.status` may ask for on subscribe. */
 const SUBSCRIBE_STATUSES = [STATUS.subscribed, STATUS.unsubscribed, STATUS.unconfirmed] as const

@@ -1,7 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { TestApp } from '../../../test/helpers/app.js'
 import { queryOne } from '../../core/db/sql.js'
-import { CONFIRMATION_MAIL_JOB } from '../confirmation/index.js'
 import { contacts, memberships } from './subscribers.table.js'
 
 /** Direct reads of the stored state, so the write tests do not depend on the read endpoints. */
@@ -50,11 +49,13 @@ export async function setStatus(t: TestApp, listId: number, email: string, statu
     .where(and(eq(memberships.listId, listId), eq(memberships.contactId, contact!.id)))
 }
 
+/** Confirmation mails queued in the send ledger for members of the list. */
 export async function confirmationJobsFor(t: TestApp, listId: number): Promise<number> {
   const row = await queryOne<{ n: number }>(
     t.ctx.db,
-    sql`SELECT count(*)::int AS n FROM pgboss.job
-        WHERE name = ${CONFIRMATION_MAIL_JOB} AND (data->>'listId')::int = ${listId}`,
+    sql`SELECT count(*)::int AS n FROM messages m
+        WHERE m.kind = 'confirmation'
+          AND m.contact_id IN (SELECT contact_id FROM memberships WHERE list_id = ${listId})`,
   )
   return row?.n ?? 0
 }

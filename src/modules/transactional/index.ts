@@ -1,4 +1,2 @@
-export { messageBatches, type BatchAttachment } from './transactional.table.js'
-export { TRANSACTIONAL_SEND_JOB, queueBatch } from './transactional.jobs.js'
-export { insertBatch } from './transactional.repo.js'
-export { copiesOfRecipient } from './transactional.repo.js'
+// The body table and its cc/bcc reader live in the delivery module; re-exported for existing callers.
+export { messageBatches, type BatchAttachment, copiesOfRecipient } from '../delivery/index.js'

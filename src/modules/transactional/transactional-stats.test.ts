@@ -4,7 +4,7 @@ import { startTestApp } from '../../../test/helpers/app.js'
 import { startSmtpSink, type SinkMessage, type SmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { ManualClock } from '../../core/clock.js'
 import { handleInbound, readInboundAddress } from '../bounces/index.js'
-import { addDomain, jobState } from './transactional.test-helpers.js'
+import { addDomain, batchState } from './transactional.test-helpers.js'
 
 async function mailTo(sink: SmtpSink, address: string, timeoutMs = 15_000): Promise<SinkMessage> {
   const deadline = Date.now() + timeoutMs
@@ -78,7 +78,7 @@ describe('GET /transactional/stats and /transactional/stats/doi', async () => {
       },
     })
     assert.equal(res.status, 200, res.text)
-    assert.equal(await jobState(t, res.body.results.id, ['completed']), 'completed')
+    assert.equal(await batchState(t, res.body.results.id, ['completed']), 'completed')
   }
   const bounce = async (mail: SinkMessage, recipient: string) => {
     const target = readInboundAddress(t.ctx, mail.envelopeFrom)

@@ -5,8 +5,8 @@ import { sql } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { queryRows } from '../../core/db/sql.js'
-import { sendBatch } from './transactional.sender.js'
-import { addDomain, jobState, messagesOfBatch } from './transactional.test-helpers.js'
+import { startCampaignSender as startSender } from '../../../test/helpers/sender.js'
+import { addDomain, batchState, messagesOfBatch } from './transactional.test-helpers.js'
 
 const sink = await startSmtpSink()
 
@@ -43,7 +43,7 @@ describe('coupon codes in transactional mail', async () => {
       },
     })
     assert.equal(res.status, 200, res.text)
-    assert.equal(await jobState(t, res.body.results.id, ['completed']), 'completed')
+    assert.equal(await batchState(t, res.body.results.id, ['completed']), 'completed')
     const mails = await sink.waitFor(2)
     const byTo = new Map(mails.map((m) => [m.envelopeTo[0], m.parsed]))
     assert.equal(byTo.get('a@example.cz')?.subject, 'Your code TX1')
@@ -65,7 +65,7 @@ describe('coupon codes in transactional mail', async () => {
         },
       },
     })
-    assert.equal(await jobState(t, viaTemplate.body.results.id, ['completed']), 'completed')
+    assert.equal(await batchState(t, viaTemplate.body.results.id, ['completed']), 'completed')
     await sink.waitFor(4)
     const subjects = sink.messages
       .slice(2)
@@ -110,12 +110,15 @@ describe('coupon codes in transactional mail', async () => {
       },
     })
     const id = res.body.results.id as number
-    assert.equal(await jobState(t, id, ['completed']), 'completed')
+    assert.equal(await batchState(t, id, ['completed']), 'completed')
     const [row] = await messagesOfBatch(t, id)
-    // As a job that died after the relay took the message and before it was marked: queued again.
-    await t.ctx.db.execute(sql`UPDATE messages SET status = 0 WHERE id = ${row!.id}`)
+    // As a sender that died after the relay took the message and before it was marked: queued again.
     sink.messages.length = 0
-    await sendBatch(t.ctx, id, true)
+    await t.ctx.db.execute(sql`UPDATE messages SET status = 0 WHERE id = ${row!.id}`)
+    const sender = startSender(t.ctx, { loop: false })
+    await sender.runOnce()
+    await sender.stop()
+    assert.equal(await batchState(t, id, ['completed']), 'completed')
     assert.equal(sink.messages.length, 1)
     assert.equal(sink.messages[0]?.parsed.subject, 'Again TX4')
     assert.equal((await codes()).filter((c) => c.email === 'again@example.cz').length, 1)

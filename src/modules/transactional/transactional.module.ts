@@ -1,11 +1,11 @@
 import type { ModuleDef } from '../registry.js'
-import { startTransactionalWorker, TRANSACTIONAL_SEND_JOB } from './transactional.jobs.js'
 import { transactionalRoutes } from './transactional.routes.js'
 
-/** Transactional email (api.md, contract §9): the API intake and the worker that renders and sends each batch. */
+/**
+ * Transactional email (api.md, contract §9): the API intake, which queues the mail in the send ledger; the
+ * delivery module's sender renders and sends it.
+ */
 export const transactionalModule: ModuleDef = {
   name: 'transactional',
   apiRoutes: transactionalRoutes,
-  queues: [TRANSACTIONAL_SEND_JOB],
-  startWorker: startTransactionalWorker,
 }

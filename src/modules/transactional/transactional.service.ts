@@ -3,18 +3,26 @@ import type { AuthAccount } from '../../core/http/auth.js'
 import { fieldError, planRestricted } from '../../core/http/errors.js'
 import { inlineCss } from '../../core/mail/inline-css.js'
 import { resolveSenderDomain } from '../domains/index.js'
-import { insertMessages, type NewMessage } from '../messages/index.js'
+import { BODY_DOMAIN_TYPES, queueMail, wakeSenders } from '../delivery/index.js'
 import { suppressedAddresses } from '../subscribers/index.js'
 import { requireTemplate } from '../templates/index.js'
-import { queueBatch } from './transactional.jobs.js'
-import { SENDER_DOMAIN_TYPES } from './transactional.sender.js'
-import { insertBatch } from './transactional.repo.js'
 import type { MessageInput, SendResultsT, SendTemplateInput } from './transactional.schemas.js'
 import { prepareMessage, type PreparedMessage } from './transactional.validate.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'jobs' | 'config' | 'log' | 'erasureSecret'>
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'log' | 'erasureSecret'>
 
-const INSERT_SLICE = 1000
+/** Shops send the same few templates over and over: CSS inlining (juice) is the costliest step of the intake. */
+const INLINED_CACHE_SIZE = 64
+const inlined = new Map<string, string>()
+
+function inlineCssCached(html: string): string {
+  const hit = inlined.get(html)
+  if (hit !== undefined) return hit
+  const out = inlineCss(html)
+  if (inlined.size >= INLINED_CACHE_SIZE) inlined.delete(inlined.keys().next().value!)
+  inlined.set(html, out)
+  return out
+}
 
 export function requirePlan(account: AuthAccount): void {
   // Contract §2: transactional mail is for the paid and marketer plans.
@@ -33,8 +41,9 @@ function liveCopies(p: PreparedMessage, accepted: Set<string>, suppressed: Set<s
 }
 
 /**
- * The intake of a transactional call: validate, then one transaction that writes the batch, one `messages` row
- * per accepted recipient and one send job. Rendering and SMTP happen in the worker, so the API answers fast.
+ * The intake of a transactional call: validate, then one statement that writes the body row and one ledger
+ * (`messages`) row per accepted recipient, and wake the sender. Rendering and SMTP happen in the sender, so
+ * the API answers as soon as the rows commit.
  * Rejected recipients (invalid or suppressed addresses) are counted and get no row at all: nothing is queued
  * for them, and the email log has nothing to show since nothing was sent.
  */
@@ -43,7 +52,7 @@ export function createTransactionalService(ctx: Ctx) {
     const p = prepareMessage(input)
     const copies = Object.values(p.copies).flatMap((c) => [...c.cc, ...c.bcc])
     const [domain, suppressed] = await Promise.all([
-      resolveSenderDomain(ctx, ctx.db, account.id, p.fromEmail, SENDER_DOMAIN_TYPES),
+      resolveSenderDomain(ctx, ctx.db, account.id, p.fromEmail, BODY_DOMAIN_TYPES),
       suppressedAddresses(ctx.db, ctx.erasureSecret, account.id, [
         ...p.recipients.map((r) => r.email),
         ...copies,
@@ -54,47 +63,36 @@ export function createTransactionalService(ctx: Ctx) {
     }
     const accepted = p.recipients.filter((r) => !suppressed.has(r.email))
     // Inlined once per call rather than per recipient, and before the transaction holds a connection.
-    const html = p.html === undefined ? null : inlineCss(p.html)
-    const now = ctx.clock.now()
-    const batchId = await ctx.db.transaction(async (tx) => {
-      const id = await insertBatch(
-        tx,
-        {
-          accountId: account.id,
-          templateId,
-          fromName: p.fromName,
-          fromEmail: p.fromEmail,
-          replyTo: p.replyTo ?? null,
-          subject: p.subject,
-          html,
-          text: p.text ?? null,
-          globalVars: p.globalVars,
-          copies: liveCopies(p, new Set(accepted.map((r) => r.email)), suppressed),
-          attachments: p.attachments,
-          trackOpens: p.trackOpens,
-          trackClicks: p.trackClicks,
-        },
-        now,
-      )
-      const rows: NewMessage[] = accepted.map((r) => ({
+    const html = p.html === undefined ? null : inlineCssCached(p.html)
+    // One statement (body and ledger rows together): atomic without a transaction of its own.
+    const { bodyId: batchId } = await queueMail(
+      ctx.db,
+      {
         accountId: account.id,
-        kind: 'transactional',
-        batchId: id,
-        email: r.email,
-        recipientName: r.name,
-        vars: p.varsByRecipient.get(r.email) ?? null,
+        templateId,
+        fromName: p.fromName,
+        fromEmail: p.fromEmail,
+        replyTo: p.replyTo ?? null,
         subject: p.subject,
-        status: 0,
+        html,
+        text: p.text ?? null,
+        globalVars: p.globalVars,
+        copies: liveCopies(p, new Set(accepted.map((r) => r.email)), suppressed),
+        attachments: p.attachments,
         trackOpens: p.trackOpens,
         trackClicks: p.trackClicks,
-        createdAt: now,
-      }))
-      // In slices: one INSERT of thousands of rows would pass PostgreSQL's 65,535 bind parameters.
-      for (let i = 0; i < rows.length; i += INSERT_SLICE)
-        await insertMessages(tx, rows.slice(i, i + INSERT_SLICE))
-      if (rows.length) await queueBatch(ctx, tx, id)
-      return id
-    })
+        marketing: false,
+      },
+      accepted.map((r) => ({
+        email: r.email,
+        name: r.name,
+        contactId: null,
+        vars: p.varsByRecipient.get(r.email) ?? null,
+      })),
+      { kind: 'transactional' },
+      ctx.clock.now(),
+    )
+    if (accepted.length) wakeSenders()
     const results: SendResultsT['results'] = {
       total_rejected_recipients: p.invalid + (p.recipients.length - accepted.length),
       total_accepted_recipients: accepted.length,

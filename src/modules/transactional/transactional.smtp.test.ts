@@ -7,13 +7,15 @@ import { startTestApp } from '../../../test/helpers/app.js'
 import { dkimResults } from '../../../test/helpers/dkim.js'
 import { startSmtpSink, type SinkMessage, type SmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { events } from '../events/index.js'
+import { trackingLinks } from '../tracking/index.js'
 import { contacts } from '../subscribers/index.js'
-import { sendBatch } from './transactional.sender.js'
+import { sql } from 'drizzle-orm'
+import { startCampaignSender as startSender } from '../../../test/helpers/sender.js'
 import {
   addDomain,
   addSuppressed,
   baseMessage,
-  jobState,
+  batchState,
   messagesOfBatch,
   type TestDomain,
 } from './transactional.test-helpers.js'
@@ -135,7 +137,7 @@ describe('transactional mail over SMTP', async () => {
       false,
     )
 
-    assert.equal(await jobState(t, results.id, ['completed']), 'completed')
+    assert.equal(await batchState(t, results.id, ['completed']), 'completed')
     const rows = await messagesOfBatch(t, results.id)
     assert.deepEqual(
       rows.map((r) => [r.email, r.status, r.subject]),
@@ -144,14 +146,25 @@ describe('transactional mail over SMTP', async () => {
         ['petr@example.cz', 1, 'Order for friend'],
       ],
     )
-    assert.deepEqual(rows[0]?.links, ['https://shop.example/order?id=1&x=2'])
-    assert.match(rows[0]?.html ?? '', /\/t\/c\//)
-    // The stored web version has the tracked links but no open pixel: viewing it is no open.
-    assert.doesNotMatch(rows[0]?.html ?? '', /\/t\/o\//)
+    // Neither links nor HTML are stored per message: the click page and the web version render them again.
+    const links = trackingLinks(t.ctx)
+    const path = (url: string) => url.slice(t.ctx.config.publicUrl.length)
+    const click = await t.req('GET', path(links.click(rows[0]!.id, 0)), { key: null })
+    assert.equal(click.status, 302)
+    assert.equal(click.headers.location, 'https://shop.example/order?id=1&x=2')
+    const web = await t.req('GET', path(links.webVersion(rows[0]!.id)), { key: null })
+    assert.equal(web.status, 200)
+    assert.match(web.text, /\/t\/c\//)
+    assert.match(web.text, /Hi Jana &amp; co/)
+    // The web version has the tracked links but no open pixel: viewing it is no open.
+    assert.doesNotMatch(web.text, /\/t\/o\//)
     const sent = await t.ctx.db.select().from(events).where(eq(events.messageId, rows[0]!.id))
     assert.deepEqual(
       sent.map((e) => [e.event, e.campaignId, e.email]),
-      [['send', 0, 'jana@example.cz']],
+      [
+        ['send', 0, 'jana@example.cz'],
+        ['click', 0, 'jana@example.cz'],
+      ],
     )
   })
 
@@ -209,7 +222,7 @@ describe('transactional mail over SMTP', async () => {
       to: [{ email: 'refused@example.cz' }],
     })
     const id: number = res.body.results.id
-    assert.equal(await jobState(t, id, ['completed', 'failed']), 'completed')
+    assert.equal(await batchState(t, id, ['completed']), 'completed')
     const [row] = await messagesOfBatch(t, id)
     assert.equal(row?.status, 2)
     assert.match(row?.error ?? '', /550/)
@@ -245,20 +258,33 @@ describe('transactional mail over SMTP', async () => {
       to: [{ email: 'later@example.cz' }],
     })
     const id: number = res.body.results.id
-    // The first try failed and pg-boss holds the job for a retry (at least 10 s away): play the last try now.
-    assert.equal(await jobState(t, id, ['retry']), 'retry')
-    const [queued] = await messagesOfBatch(t, id)
-    assert.equal(queued?.status, 0)
-    const result = await sendBatch(t.ctx, id, true)
-    assert.deepEqual(result, { accepted: 0, refused: 0, deferred: 1 })
-    const [row] = await messagesOfBatch(t, id)
-    assert.equal(row?.status, 2)
-    const logged = await t.ctx.db.select().from(events).where(eq(events.messageId, row!.id))
-    assert.deepEqual(
-      logged.map((e) => e.event),
-      ['soft_bounce'],
-    )
-    // Nothing is left queued, so the retry pg-boss still holds sends nothing.
-    assert.deepEqual(await sendBatch(t.ctx, id, false), { accepted: 0, refused: 0, deferred: 0 })
+    // The first try was deferred: the row waits, claimed, for its retry (minutes away): play it now.
+    assert.equal(await batchState(t, id, ['retry']), 'retry')
+    const [waiting] = await messagesOfBatch(t, id)
+    assert.equal(waiting?.status, 4)
+    assert.equal(sink.messages.filter((m) => m.envelopeTo[0] === 'later@example.cz').length, 0)
+    const due = () =>
+      t.ctx.db.execute(
+        sql`UPDATE messages SET claimed_until = claimed_until - interval '1 hour' WHERE id = ${waiting!.id}`,
+      )
+    await due()
+    const sender = startSender(t.ctx, { loop: false })
+    try {
+      await sender.runOnce()
+      assert.equal(await batchState(t, id, ['completed']), 'completed')
+      const [row] = await messagesOfBatch(t, id)
+      assert.equal(row?.status, 2)
+      const logged = await t.ctx.db.select().from(events).where(eq(events.messageId, row!.id))
+      assert.deepEqual(
+        logged.map((e) => e.event),
+        ['soft_bounce'],
+      )
+      // Nothing is left queued or claimed, so another round sends nothing.
+      await due()
+      assert.equal(await sender.runOnce(), 0)
+      assert.equal((await messagesOfBatch(t, id))[0]?.status, 2)
+    } finally {
+      await sender.stop()
+    }
   })
 })

@@ -5,7 +5,6 @@ import { queryOne } from '../../core/db/sql.js'
 import { domains, type DomainType } from '../domains/index.js'
 import { messages } from '../messages/index.js'
 import { contacts } from '../subscribers/index.js'
-import { TRANSACTIONAL_SEND_JOB } from './index.js'
 
 export interface TestDomain {
   name: string
@@ -48,31 +47,36 @@ export async function messagesOfBatch(t: TestApp, batchId: number) {
   return t.ctx.db.select().from(messages).where(eq(messages.batchId, batchId)).orderBy(messages.id)
 }
 
-/** Polls (bounded) until the batch's send job reaches one of the states; returns the state. */
-export async function jobState(
+/**
+ * Polls (bounded) until the batch's ledger rows reach one of the states: `completed` when the sender is done
+ * with every row (accepted or refused), `retry` when the relay deferred one and it waits for its retry.
+ */
+export async function batchState(
   t: TestApp,
   batchId: number,
-  states: string[],
+  states: ('completed' | 'retry')[],
   timeoutMs = 15_000,
 ): Promise<string> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    const row = await queryOne<{ state: string }>(
+    const row = await queryOne<{ open: number; deferred: number }>(
       t.ctx.db,
-      sql`SELECT state FROM pgboss.job
-          WHERE name = ${TRANSACTIONAL_SEND_JOB} AND (data->>'batchId')::int = ${batchId}`,
+      sql`SELECT count(*) FILTER (WHERE status IN (0, 4))::int AS open,
+                 count(*) FILTER (WHERE status = 4 AND error LIKE 'deferred: %')::int AS deferred
+          FROM messages WHERE batch_id = ${batchId}`,
     )
-    if (row && states.includes(row.state)) return row.state
-    if (Date.now() > deadline) throw new Error(`send job of batch ${batchId}: ${row?.state ?? 'none'}`)
+    const state = row?.open === 0 ? 'completed' : row?.deferred ? 'retry' : 'queued'
+    if ((states as string[]).includes(state)) return state
+    if (Date.now() > deadline) throw new Error(`batch ${batchId}: ${state}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
 
+/** pg-boss jobs that name the batch (none: the sender claims ledger rows, no job per call). */
 export async function countJobs(t: TestApp, batchId: number): Promise<number> {
   const row = await queryOne<{ n: number }>(
     t.ctx.db,
-    sql`SELECT count(*)::int AS n FROM pgboss.job
-        WHERE name = ${TRANSACTIONAL_SEND_JOB} AND (data->>'batchId')::int = ${batchId}`,
+    sql`SELECT count(*)::int AS n FROM pgboss.job WHERE (data->>'batchId')::int = ${batchId}`,
   )
   return row?.n ?? 0
 }

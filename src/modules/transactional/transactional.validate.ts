@@ -1,7 +1,7 @@
 import { FieldErrorBag } from '../../core/http/errors.js'
 import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
 import type { MessageInput } from './transactional.schemas.js'
-import type { BatchAttachment } from './transactional.table.js'
+import type { BatchAttachment } from '../delivery/index.js'
 
 /** api.md rule 4: filled in from the recipient by the sender, so a caller may not set them. */
 export const RESERVED_MERGE_NAMES: ReadonlySet<string> = new Set([

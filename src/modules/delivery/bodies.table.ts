@@ -1,21 +1,23 @@
 import { boolean, index, integer, jsonb, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core'
 
-export interface BatchAttachment {
-  name: string
-  type: string
-  /** base64, as received */
-  content: string
-}
+import type { BodyAttachment } from './body-render.js'
+
+export type BatchAttachment = BodyAttachment
+
+/** The kinds of mail that take their content from a body row (campaigns keep theirs on the campaign). */
+export type BodyKind = 'transactional' | 'confirmation' | 'automation'
 
 /**
- * One transactional API call (results.id): the content every recipient shares. Each recipient has a row in
- * `messages` with its own merge variables; the sending worker renders and sends them.
+ * The body row of non-campaign mail: the content every recipient shares (for transactional mail, one API call:
+ * results.id). Each recipient has a row in `messages` (batch_id) with its own merge variables; the one sender
+ * renders and sends them.
  */
 export const messageBatches = pgTable(
   'message_batches',
   {
     id: serial('id').primaryKey(),
     accountId: integer('account_id').notNull(),
+    kind: text('kind').$type<BodyKind>().notNull().default('transactional'),
     templateId: integer('template_id'),
     fromName: text('from_name').notNull(),
     fromEmail: text('from_email').notNull(),
@@ -29,6 +31,8 @@ export const messageBatches = pgTable(
     attachments: jsonb('attachments').$type<BatchAttachment[]>().notNull().default([]),
     trackOpens: boolean('track_opens').notNull().default(true),
     trackClicks: boolean('track_clicks').notNull().default(true),
+    /** List-Unsubscribe headers and *|UNSUB|* (automation mail); transactional and confirmation mail have none. */
+    marketing: boolean('marketing').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('message_batches_account_idx').on(t.accountId, t.id)],

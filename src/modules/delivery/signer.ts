@@ -1,8 +1,8 @@
 import { Piscina } from 'piscina'
-import signCampaignMail, { type SignTask, type SignedMessage } from './campaign-sign.worker.js'
+import signMail, { type SignTask, type SignedMessage } from './sign.worker.js'
 
-/** Composes and signs campaign mail; RSA signing is the costliest step of a send, so it gets threads. */
-export interface CampaignSigner {
+/** Composes and signs mail; RSA signing is the costliest step of a send, so it gets threads. */
+export interface MailSigner {
   sign(task: SignTask): Promise<SignedMessage[]>
   close(): Promise<void>
 }
@@ -10,9 +10,9 @@ export interface CampaignSigner {
 /** Young generation of a signing thread: 50 messages of a chunk in flight are well under 1 MB. */
 const SIGN_THREAD_YOUNG_MB = 8
 
-export function createCampaignSigner(threads: number): CampaignSigner {
-  if (threads <= 0) return { sign: async (task) => signCampaignMail(task), close: async () => undefined }
-  const filename = new URL('./campaign-sign.worker.ts', import.meta.url).href
+export function createMailSigner(threads: number): MailSigner {
+  if (threads <= 0) return { sign: async (task) => signMail(task), close: async () => undefined }
+  const filename = new URL('./sign.worker.ts', import.meta.url).href
   const pool = new Piscina<SignTask, SignedMessage[]>({
     filename,
     minThreads: threads,

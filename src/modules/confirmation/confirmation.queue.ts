@@ -1,0 +1,49 @@
+import type { AppContext } from '../../core/context.js'
+import type { Executor } from '../../core/db/client.js'
+import { queueMail, wakeSenders } from '../delivery/index.js'
+import { confirmUrl } from './confirmation.links.js'
+import { composeConfirmationMail } from './confirmation.mail.js'
+import { findUnconfirmedRecipient, type PendingConfirmation } from './confirmation.repo.js'
+
+/** The merge tag that stands for the recipient's own confirm link in the queued body. */
+const LINK_TAG = '*|CONFIRM_LINK|*'
+
+/**
+ * Queues the confirmation mail inside the caller's transaction (a body row and a ledger row, kind
+ * `confirmation`): it exists exactly when the unconfirmed subscription commits, and vanishes with it on a
+ * rollback. The one sender sends it like all other mail (VERP, open pixel, `send` event); the link is the
+ * recipient's merge value, so the body holds none.
+ */
+export async function queueConfirmationMail(
+  ctx: Pick<AppContext, 'clock' | 'config' | 'linkSecret'>,
+  tx: Executor,
+  p: PendingConfirmation,
+): Promise<void> {
+  const recipient = await findUnconfirmedRecipient(tx, p)
+  if (!recipient) return
+  const link = confirmUrl(ctx.config.publicUrl, ctx.linkSecret, p)
+  const mail = composeConfirmationMail({ ...recipient, link: LINK_TAG, fallbackFrom: ctx.config.mailFrom })
+  const to = mail.to[0]!
+  await queueMail(
+    tx,
+    {
+      accountId: p.accountId,
+      fromName: mail.from.name ?? '',
+      fromEmail: mail.from.address,
+      replyTo: mail.replyTo ?? null,
+      subject: mail.subject,
+      html: mail.html ?? null,
+      text: mail.text ?? null,
+      // An open pixel as on transactional mail, so the double opt-in statistics see opens; the link is no
+      // tracked click (it is the confirmation itself).
+      trackOpens: true,
+      trackClicks: false,
+      marketing: false,
+    },
+    [{ email: to.address, name: to.name ?? '', contactId: p.contactId, vars: { confirm_link: link } }],
+    { kind: 'confirmation' },
+    ctx.clock.now(),
+  )
+  // Before the commit: a sender that looks too early finds it on its next poll.
+  wakeSenders()
+}

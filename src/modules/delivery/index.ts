@@ -1,0 +1,29 @@
+export { messageBatches, type BatchAttachment, type BodyKind } from './bodies.table.js'
+export { copiesOfRecipient } from './bodies.repo.js'
+export { BODY_DOMAIN_TYPES } from './body-content.js'
+export { bodySources } from './body-sources.js'
+export { queueMail, type MailBody, type MailOrigin, type MailRecipient } from './queue-mail.js'
+export {
+  SEND_BATCH,
+  startSender,
+  wakeSenders,
+  type CampaignOrigin,
+  type MessageRef,
+  type SendOutcomes,
+  type Sender,
+  type SenderOptions,
+} from './sender.js'
+export {
+  compileCampaign,
+  compileLinks,
+  personalLinks,
+  renderCampaignHtml,
+  renderCampaignMail,
+  trackableHtml,
+  type CampaignContent,
+  type CampaignRecipient,
+  type LinkTemplates,
+} from './render.js'
+export type { ClaimedRow, SentEvent } from './ledger.repo.js'
+export { createMailSigner, type MailSigner } from './signer.js'
+export { varsProviders, type VarsProvider } from './vars-providers.js'

@@ -1,0 +1,217 @@
+import { sql, type SQL } from 'drizzle-orm'
+import type { Executor } from '../../core/db/client.js'
+import { queryRows } from '../../core/db/sql.js'
+import { counterIncrementsSql } from '../events/index.js'
+
+const iso = (d: Date) => d.toISOString()
+/** `id IN (...)` for a list of message ids, as one JSON parameter (one statement shape whatever the count). */
+const idIn = (ids: number[]) =>
+  sql`id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::bigint)`
+
+/**
+ * Where a claim takes rows from: one campaign's ledger (with the campaign's own "may it send now" condition,
+ * which the campaigns module writes), or the rows of every other kind of mail (each with a body row).
+ */
+export type ClaimScope = { campaignId: number; sendable: SQL } | { bodies: true }
+
+/** A claimed row with its contact's columns (empty for body mail), as merge tags read them. */
+export interface ClaimedRow {
+  id: number
+  email: string
+  name: string
+  surname: string
+  gender: string
+  company: string | null
+  city: string
+  street: string
+  zip: string
+  country: string
+  phone: string | null
+  pretitle: string
+  surtitle: string
+  birthday: string | null
+  nameday: string | null
+  custom_fields: Record<string, unknown> | null
+  account_id: number
+  kind: string
+  contact_id: number | null
+  recipient_name: string
+  batch_id: number | null
+  campaign_id: number
+  pipeline_id: number | null
+  action_id: string | null
+  vars: Record<string, string> | null
+  /** Set when an earlier try was deferred by the relay. */
+  error: string | null
+}
+
+const claimedColumns = sql`claimed.id, claimed.account_id, claimed.kind, claimed.email, claimed.contact_id,
+  claimed.recipient_name, claimed.error, claimed.batch_id, claimed.campaign_id, claimed.pipeline_id,
+  claimed.action_id, claimed.vars,
+  coalesce(ct.name, '') AS name, coalesce(ct.surname, '') AS surname, coalesce(ct.gender, '') AS gender,
+  ct.company, coalesce(ct.city, '') AS city, coalesce(ct.street, '') AS street, coalesce(ct.zip, '') AS zip,
+  coalesce(ct.country, '') AS country, ct.phone, coalesce(ct.pretitle, '') AS pretitle,
+  coalesce(ct.surtitle, '') AS surtitle, ct.birthday, ct.nameday, ct.custom_fields`
+
+/** Claims the rows `picked` selects (locking them), setting `set`, with what their merge tags need. */
+async function claimPicked(ex: Executor, picked: SQL, set: SQL, withContact: boolean): Promise<ClaimedRow[]> {
+  // Mail with a body row takes its values from `vars`: no contact columns to read for it.
+  const contactJoin = withContact
+    ? sql`LEFT JOIN contacts ct ON ct.id = claimed.contact_id`
+    : sql`LEFT JOIN contacts ct ON false`
+  const rows = await queryRows<ClaimedRow & { id: string | number }>(
+    ex,
+    sql`WITH picked AS (${picked}),
+        claimed AS (
+          UPDATE messages SET ${set}
+          FROM picked WHERE messages.id = picked.id
+          RETURNING messages.id, messages.account_id, messages.kind, messages.email, messages.recipient_name,
+                    messages.error, messages.contact_id, messages.batch_id, messages.campaign_id,
+                    messages.pipeline_id, messages.action_id, messages.vars)
+        SELECT ${claimedColumns} FROM claimed ${contactJoin}
+        ORDER BY claimed.id`,
+  )
+  return rows.map((r) => ({ ...r, id: Number(r.id) }))
+}
+
+const scopeWhere = (scope: ClaimScope) =>
+  'bodies' in scope
+    ? sql`m.campaign_id = 0 AND m.batch_id IS NOT NULL`
+    : sql`m.campaign_id = ${scope.campaignId} AND ${scope.sendable}`
+
+/**
+ * Side effect: claims up to `limit` queued ledger rows of the scope for this sender until `until` (status 4),
+ * skipping rows another sender holds. `afterId` keeps a sender walking forward through the ledger instead of
+ * re-reading rows already claimed.
+ */
+export function claimQueued(
+  ex: Executor,
+  scope: ClaimScope,
+  afterId: number,
+  limit: number,
+  until: Date,
+): Promise<ClaimedRow[]> {
+  return claimPicked(
+    ex,
+    sql`SELECT m.id FROM messages m
+        WHERE m.status = 0 AND m.id > ${afterId} AND ${scopeWhere(scope)}
+        ORDER BY m.id LIMIT ${limit}
+        FOR UPDATE OF m SKIP LOCKED`,
+    sql`status = 4, claimed_until = ${iso(until)}::timestamptz`,
+    !('bodies' in scope),
+  )
+}
+
+/**
+ * Side effect: claims rows whose claim ran out (their sender died, or the relay deferred them and their
+ * retry time came), as claimQueued does.
+ */
+export function claimExpired(
+  ex: Executor,
+  scope: ClaimScope,
+  now: Date,
+  limit: number,
+  until: Date,
+): Promise<ClaimedRow[]> {
+  return claimPicked(
+    ex,
+    sql`SELECT m.id FROM messages m
+        WHERE m.status = 4 AND m.claimed_until < ${iso(now)}::timestamptz AND ${scopeWhere(scope)}
+        ORDER BY m.id LIMIT ${limit}
+        FOR UPDATE OF m SKIP LOCKED`,
+    sql`claimed_until = ${iso(until)}::timestamptz`,
+    !('bodies' in scope),
+  )
+}
+
+/** Whether rows of the scope are still queued (status 0), also behind a sender's cursor. */
+export async function hasQueued(ex: Executor, scope: ClaimScope): Promise<boolean> {
+  const rows = await queryRows(
+    ex,
+    sql`SELECT 1 FROM messages m WHERE m.status = 0 AND ${scopeWhere(scope)} LIMIT 1`,
+  )
+  return rows.length > 0
+}
+
+/** Side effect: extends this sender's claim on rows it still holds. */
+export async function renewClaim(ex: Executor, ids: number[], until: Date): Promise<void> {
+  if (ids.length === 0) return
+  await ex.execute(
+    sql`UPDATE messages SET claimed_until = ${iso(until)}::timestamptz
+        WHERE status = 4 AND ${idIn(ids)}`,
+  )
+}
+
+export interface AcceptedRow {
+  id: number
+  smtpMessageId: string
+  /** The subject as sent, when it differs per recipient and the row should show it (body mail). */
+  subject?: string
+}
+
+export interface SentEvent {
+  account_id: number
+  message_id: number
+  campaign_id: number
+  pipeline_id: number | null
+  action_id: string | null
+  contact_id: number | null
+  email: string
+}
+
+/**
+ * Side effect, one statement: marks rows the relay accepted as sent (1), writes their `send` events and adds
+ * them to the `inject` counters of their campaign or automation node. Returns the events written, for the
+ * webhook outbox.
+ */
+export async function markSent(ex: Executor, accepted: AcceptedRow[], now: Date): Promise<SentEvent[]> {
+  if (accepted.length === 0) return []
+  const rows = await queryRows<SentEvent & { message_id: string | number }>(
+    ex,
+    sql`WITH v AS (
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(accepted)}::jsonb) AS v(id bigint, "smtpMessageId" text, subject text)),
+        sent AS (
+          UPDATE messages SET status = 1, sent_at = ${iso(now)}::timestamptz, claimed_until = NULL,
+                 smtp_message_id = v."smtpMessageId", error = NULL,
+                 subject = coalesce(left(v.subject, 998), messages.subject)
+          FROM v WHERE messages.id = v.id AND messages.status = 4
+          RETURNING messages.id, messages.account_id, messages.campaign_id, messages.pipeline_id,
+                    messages.action_id, messages.contact_id, messages.email),
+        logged AS (
+          INSERT INTO events (account_id, message_id, campaign_id, pipeline_id, action_id, contact_id, email,
+                              event, occurred_at)
+          SELECT account_id, id, campaign_id, pipeline_id, action_id, contact_id, email, 'send',
+                 ${iso(now)}::timestamptz FROM sent
+          RETURNING account_id, message_id, campaign_id, pipeline_id, action_id, contact_id, email),
+        counted AS (${counterIncrementsSql({
+          from: sql`sent`,
+          scope: {
+            campaignId: sql`campaign_id`,
+            pipelineId: sql`coalesce(pipeline_id, 0)`,
+            actionId: sql`coalesce(action_id, '')`,
+          },
+          messageId: sql`id`,
+          deltas: { inject: sql`count(*)` },
+        })})
+        SELECT * FROM logged`,
+  )
+  return rows.map((r) => ({ ...r, message_id: Number(r.message_id) }))
+}
+
+/** Side effect: the relay deferred these (4xx or no connection): they wait, claimed, until `retryAt`. */
+export async function deferClaimed(ex: Executor, ids: number[], error: string, retryAt: Date) {
+  if (ids.length === 0) return
+  await ex.execute(
+    sql`UPDATE messages SET claimed_until = ${iso(retryAt)}::timestamptz, error = ${error.slice(0, 1000)}
+        WHERE status = 4 AND ${idIn(ids)}`,
+  )
+}
+
+/** Side effect: gives claimed rows back to the queue (their campaign stopped while they were in hand). */
+export async function releaseClaimed(ex: Executor, ids: number[]): Promise<void> {
+  if (ids.length === 0) return
+  await ex.execute(
+    sql`UPDATE messages SET status = 0, claimed_until = NULL
+        WHERE status = 4 AND ${idIn(ids)}`,
+  )
+}

@@ -1,0 +1,84 @@
+import type { Executor } from '../../core/db/client.js'
+import type { BatchAttachment, BodyKind } from './bodies.table.js'
+import { insertBodyWithMessages } from './bodies.repo.js'
+
+/** The content every recipient of one queued mail shares (its body row). */
+export interface MailBody {
+  accountId: number
+  fromName: string
+  fromEmail: string
+  replyTo: string | null
+  /** May hold merge tags (`*|name|*`), filled in per recipient from their vars when sent. */
+  subject: string
+  /** As sent: inline CSS before queueing if the HTML needs it. */
+  html: string | null
+  text: string | null
+  trackOpens: boolean
+  trackClicks: boolean
+  /** Marketing mail (automations) gets List-Unsubscribe headers and a working *|UNSUB|*. */
+  marketing: boolean
+  templateId?: number | null
+  attachments?: BatchAttachment[]
+  /** Values every recipient has (a recipient's own vars win). */
+  globalVars?: Record<string, string>
+  /** Cc and Bcc addresses per recipient address (lower-cased), sent in the same SMTP transaction. */
+  copies?: Record<string, { cc: string[]; bcc: string[] }>
+}
+
+export interface MailRecipient {
+  email: string
+  name: string
+  contactId: number | null
+  /** Merge values of this recipient, by lower-cased name. */
+  vars: Record<string, string> | null
+}
+
+/** What caused the mail: its kind, and for automation mail its pipeline and action (statistics scope). */
+export interface MailOrigin {
+  kind: BodyKind
+  pipelineId?: number | null
+  actionId?: string | null
+}
+
+/**
+ * Queues mail in the caller's transaction: one body row and one ledger row per recipient (one statement), so
+ * the mail exists exactly when its cause commits. The sender sends it; call wakeSenders() after the commit
+ * to start at once in this process (others find it on their next poll).
+ */
+export async function queueMail(
+  tx: Executor,
+  body: MailBody,
+  recipients: MailRecipient[],
+  origin: MailOrigin,
+  now: Date,
+): Promise<{ bodyId: number; messageIds: number[] }> {
+  return insertBodyWithMessages(
+    tx,
+    {
+      accountId: body.accountId,
+      kind: origin.kind,
+      templateId: body.templateId ?? null,
+      fromName: body.fromName,
+      fromEmail: body.fromEmail,
+      replyTo: body.replyTo,
+      subject: body.subject,
+      html: body.html,
+      text: body.text,
+      globalVars: body.globalVars ?? {},
+      copies: body.copies ?? {},
+      attachments: body.attachments ?? [],
+      trackOpens: body.trackOpens,
+      trackClicks: body.trackClicks,
+      marketing: body.marketing,
+    },
+    recipients.map((r) => ({
+      email: r.email,
+      name: r.name,
+      contactId: r.contactId,
+      vars: r.vars,
+      pipelineId: origin.pipelineId ?? null,
+      actionId: origin.actionId ?? null,
+    })),
+    now,
+  )
+}

@@ -1,0 +1,444 @@
+import { createHash } from 'node:crypto'
+import type { SQL } from 'drizzle-orm'
+import type { AppContext } from '../../core/context.js'
+import type { Executor } from '../../core/db/client.js'
+import type { MergeValue } from '../../core/mail/merge-tags.js'
+import type { BodyRecipient } from './body-render.js'
+import { bodyContent, bodyRecipient } from './body-content.js'
+import { findBodies } from './bodies.repo.js'
+import {
+  claimExpired,
+  claimQueued,
+  deferClaimed,
+  hasQueued,
+  markSent,
+  releaseClaimed,
+  renewClaim,
+  type AcceptedRow,
+  type ClaimScope,
+  type ClaimedRow,
+  type SentEvent,
+} from './ledger.repo.js'
+import type { CampaignContent, CampaignRecipient } from './render.js'
+import type { SignTask } from './sign.worker.js'
+import { createMailSigner, type MailSigner } from './signer.js'
+import { providedVars, providerTags, type ProviderTags } from './vars-providers.js'
+
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret' | 'log'>
+
+/** Rows one sender claims at a time: the most a crash can send twice. */
+export const SEND_BATCH = 500
+/** Recipients per signing task: big enough to amortise the hop to a thread, small enough to keep both busy. */
+const SIGN_CHUNK = 50
+/** Accepted rows are marked in groups of this size, so the marking keeps pace with the relay. */
+const MARK_EVERY = 250
+/** A deferred message is tried once more after this long; deferred again, it is a soft bounce. */
+const RETRY_AFTER_MS = 5 * 60_000
+const IDLE_POLL_MS = 500
+/** Contents (and their providers' tags) kept per process, by content key. */
+const TAGS_CACHE_SIZE = 50
+
+const DEFERRED = 'deferred: '
+
+/**
+ * What the sender needs of campaigns, which own their rows, statuses and errors (the campaigns module
+ * implements it; the module list passes it in, so this module never imports campaigns).
+ */
+export interface CampaignOrigin {
+  /** Starts due schedules and freezes the recipients of campaigns waiting in "preparing"; once per round. */
+  prepare(ctx: Ctx): Promise<void>
+  /** Sending, unpaused campaigns, oldest first. */
+  sendingIds(ex: Executor): Promise<number[]>
+  /** The condition under which a campaign's rows may be claimed now (sending, not paused), as SQL. */
+  sendable(campaignId: number): SQL
+  /** What a batch of the campaign is sent with; undefined when it cannot send now (it recorded why). */
+  content(ctx: Ctx, campaignId: number): Promise<{ accountId: number; content: CampaignContent } | undefined>
+  /** A campaign with nothing queued or claimed left is done; true when this call finished it. */
+  finishIfDone(ex: Executor, campaignId: number, now: Date): Promise<boolean>
+  /** A batch of which the relay accepted nothing; the campaign stops when it never accepted any. */
+  nothingAccepted(ctx: Ctx, campaignId: number, lastError: string): Promise<void>
+  /** An unexpected failure: the campaign stops (`internal`) rather than being retried on every round. */
+  failed(ctx: Ctx, campaignId: number): Promise<void>
+  /** A claimed row's merge values from its contact's columns. */
+  mergeVars(row: ClaimedRow): Record<string, MergeValue>
+}
+
+/** A ledger row as the recorders of what happened to it take it. */
+export interface MessageRef {
+  id: number
+  accountId: number
+  campaignId: number
+  pipelineId: number | null
+  actionId: string | null
+  contactId: number | null
+  email: string
+}
+
+/**
+ * What the sender records about the relay's answers. Events, counters, suppression and webhooks sit in modules
+ * that (through subscribers) import this one, so the module list passes them in rather than this module
+ * importing them.
+ */
+export interface SendOutcomes {
+  /** The `send` events of rows just marked sent, for the webhook outbox, in the marking transaction. */
+  sent(tx: Executor, events: SentEvent[], now: Date): Promise<void>
+  /** The relay refused the message for good: the row refused (2) and its hard bounce, in one transaction. */
+  refused(ctx: Ctx, message: MessageRef, error: string): Promise<void>
+  /** Deferred again on its retry: a soft bounce. */
+  softBounce(ctx: Ctx, message: MessageRef, error: string): Promise<void>
+  /** What a failed hand-over means: a permanent refusal (hard bounce) or one to retry later. */
+  classify(err: unknown): { outcome: 'hard_bounce' | 'retry'; error: string }
+  /** A row that cannot be sent at all (its body is gone): refused without a bounce. */
+  unsendable(ctx: Ctx, id: number, error: string): Promise<void>
+}
+
+export interface Sender {
+  /** Look for work now (mail was just queued in this process). */
+  wake(): void
+  stop(): Promise<void>
+  /** Runs one round over every origin with work (tests drive the sender with this). */
+  runOnce(): Promise<number>
+}
+
+const senders = new Set<Sender>()
+
+/** Wakes the senders of this process; other processes find the work on their next poll. */
+export function wakeSenders(): void {
+  for (const s of senders) s.wake()
+}
+
+export interface SenderOptions {
+  signer?: MailSigner
+  /** False: no loop; the caller drives rounds with runOnce() (tests). */
+  loop?: boolean
+  batchSize?: number
+  /** Campaign mail; without it the sender sends only mail with a body row. */
+  campaigns?: CampaignOrigin
+  outcomes: SendOutcomes
+}
+
+const contentKey = (prefix: string, content: unknown) =>
+  // Threads cache the compiled content under this key; the hash keeps two databases' campaign 1 apart.
+  `${prefix}:${createHash('sha1').update(JSON.stringify(content)).digest('base64url')}`
+
+interface Failure {
+  row: ClaimedRow
+  error: string
+}
+
+/**
+ * The one sender of a worker process, for every kind of mail. Each batch is claimed from the ledger (status 4,
+ * with a lease), composed and signed on threads, handed to the relay, and marked as the relay accepts it
+ * (one statement per group, with the `send` events and counters); a crash leaves the claimed rows to be sent
+ * again when the lease runs out, so nothing is skipped and at most one batch is sent twice.
+ *
+ * Fair share: a round sends one batch of mail with a body row (transactional, confirmation, automation,
+ * oldest first) before each sending campaign's batch, and one more when no campaign sends. However big a
+ * campaign is, a transactional message waits behind at most one campaign batch per sending campaign.
+ */
+export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
+  const signer = opts.signer ?? createMailSigner(ctx.config.sendThreads)
+  const batchSize = opts.batchSize ?? SEND_BATCH
+  const campaigns = opts.campaigns
+  const outcomes = opts.outcomes
+  const cursors = new Map<string, number>()
+  const tagsByKey = new Map<string, ProviderTags>()
+  const leaseMs = ctx.config.sendLeaseSeconds * 1000
+  let stopped = false
+  let woken = false
+  let wakeUp: (() => void) | undefined
+
+  const leaseEnd = () => new Date(ctx.clock.now().getTime() + leaseMs)
+
+  async function claim(name: string, scope: ClaimScope): Promise<ClaimedRow[]> {
+    const cursor = cursors.get(name) ?? 0
+    const queued = await claimQueued(ctx.db, scope, cursor, batchSize, leaseEnd())
+    if (queued.length) {
+      cursors.set(name, queued[queued.length - 1]!.id)
+      return queued
+    }
+    const expired = await claimExpired(ctx.db, scope, ctx.clock.now(), batchSize, leaseEnd())
+    if (expired.length) return expired
+    // Rows behind the cursor can be queued again (a claim that rolled back): walk from the start.
+    if (cursor > 0 && (await hasQueued(ctx.db, scope))) cursors.set(name, 0)
+    return []
+  }
+
+  function tagsOf(key: string, sources: (string | null)[]) {
+    let tags = tagsByKey.get(key)
+    if (!tags) {
+      tags = providerTags(sources)
+      if (tagsByKey.size >= TAGS_CACHE_SIZE) tagsByKey.delete(tagsByKey.keys().next().value!)
+      tagsByKey.set(key, tags)
+    }
+    return tags
+  }
+
+  /**
+   * Signs the tasks on threads, hands each message to the relay and marks the accepted ones in groups;
+   * settles refusals and deferrals. How many the relay accepted, and the last error.
+   */
+  async function relay(rows: ClaimedRow[], tasks: SignTask[]) {
+    const byId = new Map(rows.map((r) => [r.id, r]))
+    const pending = new Set(byId.keys())
+    // A slow relay must not let the lease run out under a batch still being sent.
+    const renewal = setInterval(
+      () => {
+        void renewClaim(ctx.db, [...pending], leaseEnd()).catch(() => undefined)
+      },
+      Math.max(1000, leaseMs / 3),
+    )
+    renewal.unref()
+
+    let accepted: AcceptedRow[] = []
+    let acceptedCount = 0
+    const refused: Failure[] = []
+    const deferred: Failure[] = []
+    let marking = Promise.resolve()
+    const flush = () => {
+      const done = accepted
+      accepted = []
+      marking = marking.then(async () => {
+        await ctx.db.transaction(async (tx) => {
+          const sent = await markSent(tx, done, ctx.clock.now())
+          await outcomes.sent(tx, sent, ctx.clock.now())
+        })
+      })
+    }
+
+    try {
+      await Promise.all(
+        tasks.map(async (task) => {
+          const signed = await signer.sign(task)
+          await Promise.all(
+            signed.map(async (m) => {
+              const row = byId.get(m.messageId)!
+              try {
+                const result = await ctx.mailer.sendRaw(
+                  m.envelope,
+                  Buffer.from(m.raw.buffer, m.raw.byteOffset, m.raw.byteLength),
+                  m.smtpMessageId,
+                )
+                // The message is about its own recipient: an accepted cc does not make a refused `to` sent.
+                const own = row.email.toLowerCase()
+                if (result.rejected.some((a) => a.toLowerCase() === own)) {
+                  refused.push({ row, error: `recipient refused: ${result.rejected.join(', ')}` })
+                } else {
+                  accepted.push({ id: row.id, smtpMessageId: result.messageId, subject: m.subject })
+                  acceptedCount++
+                  if (accepted.length >= MARK_EVERY) flush()
+                }
+              } catch (err) {
+                const failure = outcomes.classify(err)
+                ;(failure.outcome === 'hard_bounce' ? refused : deferred).push({ row, error: failure.error })
+              }
+              pending.delete(row.id)
+            }),
+          )
+        }),
+      )
+      flush()
+      await marking
+      await settleFailures(refused, deferred)
+    } finally {
+      clearInterval(renewal)
+    }
+    return { acceptedCount, lastError: refused[0]?.error ?? deferred[0]?.error ?? 'no reply' }
+  }
+
+  const refOf = (r: ClaimedRow): MessageRef => ({
+    id: r.id,
+    accountId: r.account_id,
+    campaignId: r.campaign_id,
+    pipelineId: r.pipeline_id,
+    actionId: r.action_id,
+    contactId: r.contact_id,
+    email: r.email,
+  })
+
+  async function settleFailures(refused: Failure[], deferred: Failure[]) {
+    for (const { row, error } of refused) await outcomes.refused(ctx, refOf(row), error)
+    const retry: number[] = []
+    for (const { row, error } of deferred) {
+      if (row.error?.startsWith(DEFERRED)) await outcomes.softBounce(ctx, refOf(row), error)
+      else retry.push(row.id)
+    }
+    const firstError = deferred.find((d) => retry.includes(d.row.id))?.error ?? ''
+    await deferClaimed(
+      ctx.db,
+      retry,
+      `${DEFERRED}${firstError}`,
+      new Date(ctx.clock.now().getTime() + RETRY_AFTER_MS),
+    )
+  }
+
+  const chunked = <T>(items: T[]): T[][] => {
+    const out: T[][] = []
+    for (let i = 0; i < items.length; i += SIGN_CHUNK) out.push(items.slice(i, i + SIGN_CHUNK))
+    return out
+  }
+
+  /** Sends one batch of a campaign; how many rows it claimed. */
+  async function sendCampaignBatch(origin: CampaignOrigin, campaignId: number): Promise<number> {
+    const rows = await claim(`c${campaignId}`, { campaignId, sendable: origin.sendable(campaignId) })
+    if (rows.length === 0) {
+      if (await origin.finishIfDone(ctx.db, campaignId, ctx.clock.now())) cursors.delete(`c${campaignId}`)
+      return 0
+    }
+    const found = await origin.content(ctx, campaignId)
+    if (!found) {
+      await releaseClaimed(
+        ctx.db,
+        rows.map((r) => r.id),
+      )
+      return rows.length
+    }
+    const { content, accountId } = found
+    const key = contentKey(`${campaignId}`, content)
+    // Each recipient's provided values (coupon codes): one statement per provider for the whole batch.
+    const provided = await providedVars(
+      ctx,
+      tagsOf(key, [content.subject, content.html, content.plainText]),
+      {
+        accountId,
+        campaignId,
+        messageIds: rows.map((r) => r.id),
+        recipients: rows.map((r) => ({ messageId: r.id, email: r.email })),
+      },
+    )
+    const recipientOf = (r: ClaimedRow): CampaignRecipient => {
+      const vars = origin.mergeVars(r)
+      // After the contact's fields: a custom field named `coupon:12` never stands in for a code.
+      const extra = provided.get(r.id)
+      if (extra) Object.assign(vars, extra)
+      return { messageId: r.id, email: r.email, name: r.recipient_name, vars }
+    }
+    const tasks: SignTask[] = chunked(rows).map((chunk) => ({
+      kind: 'campaign',
+      key,
+      content,
+      recipients: chunk.map(recipientOf),
+    }))
+    const { acceptedCount, lastError } = await relay(rows, tasks)
+    if (acceptedCount === 0) await origin.nothingAccepted(ctx, campaignId, lastError)
+    return rows.length
+  }
+
+  /** Sends one batch of mail with body rows (any number of bodies); how many rows it claimed. */
+  async function sendBodyBatch(): Promise<number> {
+    const rows = await claim('bodies', { bodies: true })
+    if (rows.length === 0) return 0
+    const byBody = new Map<number, ClaimedRow[]>()
+    for (const r of rows) {
+      const list = byBody.get(r.batch_id!)
+      if (list) list.push(r)
+      else byBody.set(r.batch_id!, [r])
+    }
+    const tasks: SignTask[] = []
+    const missing: ClaimedRow[] = []
+    const bodies = await findBodies(ctx.db, [...byBody.keys()])
+    for (const [bodyId, group] of byBody) {
+      const body = bodies.get(bodyId)
+      if (!body) {
+        missing.push(...group)
+        continue
+      }
+      const content = await bodyContent(ctx, body)
+      const key = contentKey(`b${bodyId}`, content)
+      const provided = await providedVars(ctx, tagsOf(key, [body.subject, body.html, body.text]), {
+        accountId: body.accountId,
+        campaignId: 0,
+        messageIds: group.map((r) => r.id),
+        recipients: group.map((r) => ({ messageId: r.id, email: r.email })),
+      })
+      const recipientOf = (r: ClaimedRow): BodyRecipient =>
+        bodyRecipient(
+          body,
+          { id: r.id, email: r.email, recipientName: r.recipient_name, vars: r.vars },
+          provided.get(r.id),
+        )
+      for (const chunk of chunked(group))
+        tasks.push({ kind: 'body', key, content, recipients: chunk.map(recipientOf) })
+    }
+    for (const r of missing) await outcomes.unsendable(ctx, r.id, 'the mail body is gone')
+    if (tasks.length) await relay(rows, tasks)
+    return rows.length
+  }
+
+  async function guardedCampaign(origin: CampaignOrigin, campaignId: number): Promise<number> {
+    try {
+      return await sendCampaignBatch(origin, campaignId)
+    } catch (err) {
+      // Rows the step had claimed stay claimed until their lease runs out, so none is sent twice.
+      ctx.log.error({ err, campaignId }, 'campaign stopped on an unexpected error')
+      await origin
+        .failed(ctx, campaignId)
+        .catch((e: unknown) => ctx.log.error({ err: e, campaignId }, 'could not mark the campaign errored'))
+      return 0
+    }
+  }
+
+  async function guardedBodies(): Promise<number> {
+    try {
+      return await sendBodyBatch()
+    } catch (err) {
+      // The claimed rows are tried again once their lease runs out.
+      ctx.log.error({ err }, 'sending mail with a body row failed')
+      return 0
+    }
+  }
+
+  async function runOnce(): Promise<number> {
+    if (campaigns) await campaigns.prepare(ctx)
+    let claimed = 0
+    const ids = campaigns ? await campaigns.sendingIds(ctx.db) : []
+    for (const id of ids) {
+      if (stopped) break
+      claimed += await guardedBodies()
+      claimed += await guardedCampaign(campaigns!, id)
+    }
+    if (!stopped) claimed += await guardedBodies()
+    return claimed
+  }
+
+  const loop = (async () => {
+    // Bounded by `stopped`: the process's shutdown ends it after the batch in hand.
+    while (!stopped && opts.loop !== false) {
+      let worked = 0
+      woken = false
+      try {
+        worked = await runOnce()
+      } catch (err) {
+        ctx.log.error({ err }, 'sender')
+      }
+      // Woken during the round: the new mail may have been committed after this round's claims.
+      if (worked === 0 && !stopped && !woken) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, IDLE_POLL_MS)
+          wakeUp = () => {
+            clearTimeout(timer)
+            resolve()
+          }
+        })
+        wakeUp = undefined
+      }
+    }
+  })()
+
+  const sender: Sender = {
+    wake: () => {
+      woken = true
+      wakeUp?.()
+    },
+    async stop() {
+      stopped = true
+      wakeUp?.()
+      await loop
+      senders.delete(sender)
+      await signer.close()
+    },
+    runOnce,
+  }
+  senders.add(sender)
+  return sender
+}

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
-import { queryOne } from '../../core/db/sql.js'
+import { queryRows } from '../../core/db/sql.js'
 import { conditionSql, type Condition as SegmentCondition } from '../segments/index.js'
 
 /**
@@ -22,6 +22,22 @@ export interface ConditionScope {
   email: string
   runStartedAt: Date
   now: Date
+}
+
+/** One run of a batch: the per-run part of a ConditionScope. */
+export type BatchSubject = Pick<ConditionScope, 'runId' | 'contactId' | 'email' | 'runStartedAt'>
+
+/**
+ * The scope as the SQL sees it: the per-run values are SQL expressions, parameters for one subject or columns
+ * of the subjects' row set for a batch, so one compiler serves both.
+ */
+interface SqlScope {
+  accountId: number
+  pipelineId: number
+  now: Date
+  runId: SQL
+  email: SQL
+  runStartedAt: SQL
 }
 
 /** A condition leaf in the shape the SQL below takes (conditions.ts turns stored JSON into these). */
@@ -47,21 +63,21 @@ const definite = (expr: SQL) => sql`coalesce(${expr}, false)`
  * to the address created since the run started (`messages_account_email_idx`). Either is enough, so a run
  * whose state lacks the id (an older engine) and a message stamped by another clock both still count.
  */
-function mailReached(leaf: Extract<CompiledLeaf, { kind: 'mail' }>, s: ConditionScope): SQL {
+function mailReached(leaf: Extract<CompiledLeaf, { kind: 'mail' }>, s: SqlScope): SQL {
   const column = sql.identifier(leaf.column)
   const recorded = sql`(SELECT ar.state -> 'mail' ->> ${leaf.nodeId}::text FROM automation_runs ar
-      WHERE ar.id = ${s.runId}::bigint)`
+      WHERE ar.id = ${s.runId})`
   return sql`(EXISTS (SELECT 1 FROM messages am
         WHERE am.id = (CASE WHEN ${recorded} ~ '^[0-9]{1,18}$' THEN ${recorded}::bigint END)
           AND am.${column} IS NOT NULL)
     OR EXISTS (SELECT 1 FROM messages am
-        WHERE am.account_id = ${s.accountId}::int AND am.email = ${s.email}::text
+        WHERE am.account_id = ${s.accountId}::int AND am.email = ${s.email}
           AND am.pipeline_id = ${s.pipelineId}::int AND am.action_id = ${leaf.nodeId}::text
-          AND am.created_at >= ${s.runStartedAt.toISOString()}::timestamptz
+          AND am.created_at >= ${s.runStartedAt}
           AND am.${column} IS NOT NULL))`
 }
 
-function leafSql(leaf: CompiledLeaf, s: ConditionScope): SQL {
+function leafSql(leaf: CompiledLeaf, s: SqlScope): SQL {
   switch (leaf.kind) {
     case 'segment':
       return definite(conditionSql(leaf.condition, { accountId: s.accountId, now: s.now }))
@@ -71,7 +87,7 @@ function leafSql(leaf: CompiledLeaf, s: ConditionScope): SQL {
       // `transactions_account_email_idx` (account_id, email, occurred_at): one range probe.
       const since = new Date(s.now.getTime() - leaf.days * DAY_MS)
       return sql`EXISTS (SELECT 1 FROM transactions ap
-          WHERE ap.account_id = ${s.accountId}::int AND ap.email = ${s.email}::text
+          WHERE ap.account_id = ${s.accountId}::int AND ap.email = ${s.email}
             AND ap.occurred_at >= ${since.toISOString()}::timestamptz
             AND ap.occurred_at <= ${s.now.toISOString()}::timestamptz)`
     }
@@ -88,7 +104,7 @@ function leafSql(leaf: CompiledLeaf, s: ConditionScope): SQL {
 }
 
 /** Two-valued throughout: every leaf is true or false, never NULL, so `not` is plain negation. */
-export function compiledConditionSql(cond: CompiledCondition, s: ConditionScope): SQL {
+function compiledConditionSql(cond: CompiledCondition, s: SqlScope): SQL {
   if ('all' in cond) {
     if (cond.all.length === 0) return sql`true`
     return sql`(${sql.join(
@@ -116,12 +132,45 @@ export async function evaluateCompiled(
   cond: CompiledCondition,
   s: ConditionScope,
 ): Promise<boolean> {
-  const contact = s.contactId !== null ? sql`c.id = ${s.contactId}::int` : sql`c.email = ${s.email}::text`
-  const row = await queryOne<{ ok: boolean }>(
+  const met = await evaluateCompiledBatch(ex, cond, s, [s])
+  return met.has(s.runId)
+}
+
+/**
+ * Evaluates a compiled condition for a batch of runs of one pipeline in one statement (a check node executes
+ * for hundreds of due runs at once): the subjects travel as one JSON parameter and each is joined to its
+ * contact as `evaluateCompiled` does for one. The ids of the runs that meet it.
+ */
+export async function evaluateCompiledBatch(
+  ex: Executor,
+  cond: CompiledCondition,
+  base: Pick<ConditionScope, 'accountId' | 'pipelineId' | 'now'>,
+  subjects: readonly BatchSubject[],
+): Promise<Set<number>> {
+  if (subjects.length === 0) return new Set()
+  const rows = subjects.map((x) => ({
+    run_id: x.runId,
+    contact_id: x.contactId,
+    email: x.email,
+    started_at: x.runStartedAt.toISOString(),
+  }))
+  const scope: SqlScope = {
+    accountId: base.accountId,
+    pipelineId: base.pipelineId,
+    now: base.now,
+    runId: sql`rsub.run_id`,
+    email: sql`rsub.email`,
+    runStartedAt: sql`rsub.started_at`,
+  }
+  const met = await queryRows<{ run_id: string | number }>(
     ex,
-    sql`SELECT coalesce(${compiledConditionSql(cond, s)}, false) AS ok
-        FROM (SELECT 1) AS one
-        LEFT JOIN contacts c ON c.account_id = ${s.accountId}::int AND ${contact}`,
+    sql`SELECT rsub.run_id
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS rsub(run_id bigint, contact_id int, email text, started_at timestamptz)
+        LEFT JOIN contacts c ON c.account_id = ${base.accountId}::int
+          AND c.id = coalesce(rsub.contact_id, (SELECT ce.id FROM contacts ce
+                WHERE ce.account_id = ${base.accountId}::int AND ce.email = rsub.email))
+        WHERE coalesce(${compiledConditionSql(cond, scope)}, false)`,
   )
-  return row?.ok === true
+  return new Set(met.map((r) => Number(r.run_id)))
 }

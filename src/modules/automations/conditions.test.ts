@@ -11,7 +11,7 @@ import {
   insertRun,
   insertTrackerEvent,
 } from './automation-stats.test-helpers.js'
-import { evaluateCondition, type ConditionSubject } from './conditions.js'
+import { evaluateCondition, evaluateConditionBatch, type ConditionSubject } from './conditions.js'
 
 const NOW = at('2026-03-20T12:00:00.000Z')
 const RUN_START = at('2026-03-10T08:00:00.000Z')
@@ -206,5 +206,25 @@ describe('evaluateCondition: every operator of contract §6, one statement per c
     await expect(anna, { not: { bogus: 1 } }, true)
     await expect(anna, { in_list: 'x' }, false)
     await expect(anna, { purchased: { days: 'x' } }, false)
+  })
+
+  it('a batch of runs in one statement answers as each run alone does', async () => {
+    const runs = [anna, bob, ghost]
+    const batch = (c: unknown) => evaluateConditionBatch(t.ctx.db, runs, c as Condition, NOW)
+    assert.deepEqual([...(await batch({ tag: 'vip' }))], [anna.runId])
+    assert.deepEqual([...(await batch({ opened: 'm1' }))], [anna.runId])
+    assert.deepEqual([...(await batch({ clicked: 'm1' }))].sort(), [anna.runId, bob.runId].sort())
+    assert.deepEqual([...(await batch({ purchased: { days: 30 } }))].sort(), [anna.runId, ghost.runId].sort())
+    for (const c of [
+      { not: { field: 'city', op: 'eq', value: 'Praha' } },
+      { any: [{ tag: 'vip' }, { clicked: 'm1' }] },
+      { all: [{ opened: 'm1' }, { in_list: listMain }] },
+      { event: { category: 'cart' } },
+      { in_list: listSecond },
+    ]) {
+      const alone = new Set<number>()
+      for (const r of runs) if (await check(r, c)) alone.add(r.runId)
+      assert.deepEqual([...(await batch(c))].sort(), [...alone].sort(), JSON.stringify(c))
+    }
   })
 })

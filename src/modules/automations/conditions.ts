@@ -7,7 +7,12 @@ import {
   type FieldCondition,
   type FieldOp,
 } from '../segments/index.js'
-import { evaluateCompiled, type CompiledCondition, type CompiledLeaf } from './conditions.repo.js'
+import {
+  evaluateCompiled,
+  evaluateCompiledBatch,
+  type CompiledCondition,
+  type CompiledLeaf,
+} from './conditions.repo.js'
 
 /**
  * The condition language of contract §6 as check and goal nodes use it: `evaluateCondition` answers whether
@@ -136,4 +141,29 @@ export function evaluateCondition(
     runStartedAt: s.runStartedAt,
     now,
   })
+}
+
+/**
+ * `evaluateCondition` for many runs of one pipeline at once, in one statement: the ids of the runs whose subject
+ * meets `c` at `now`. A check or goal node executing for a group of due runs asks once, not once per run.
+ */
+export function evaluateConditionBatch(
+  ex: Executor,
+  subjects: readonly ConditionSubject[],
+  c: Condition,
+  now: Date,
+): Promise<Set<number>> {
+  const first = subjects[0]
+  if (!first) return Promise.resolve(new Set())
+  return evaluateCompiledBatch(
+    ex,
+    compileCondition(c),
+    { accountId: first.accountId, pipelineId: first.pipelineId, now },
+    subjects.map((s) => ({
+      runId: s.runId,
+      contactId: s.contactId,
+      email: s.email.trim().toLowerCase(),
+      runStartedAt: s.runStartedAt,
+    })),
+  )
 }

@@ -14,7 +14,7 @@ import {
 import { requireTemplate, type TemplateRow } from '../templates/index.js'
 import { deliveryHeaders, findWebhook } from '../webhooks/index.js'
 import { queueAutomationMail } from './automation-mail.js'
-import { evaluateCondition } from './conditions.js'
+import { evaluateConditionBatch } from './conditions.js'
 import {
   addTag,
   editFields,
@@ -217,25 +217,24 @@ function subjectOf(env: NodeEnv, r: ClaimedRun) {
   }
 }
 
-/** Conditions evaluated at once before the node's transaction, over the pool (one connection would serialise them). */
-const EVAL_CONCURRENCY = 8
-
-/** Each run's condition result, evaluated before the transaction (what it reads is committed state anyway). */
+/**
+ * Each run's condition result, evaluated before the transaction (what it reads is committed state anyway):
+ * one statement for the whole group of runs at this node, not one per run.
+ */
 async function evaluateAll(
   env: NodeEnv,
   runs: ClaimedRun[],
   condition: Condition | undefined,
 ): Promise<Prepared> {
   const out: Prepared = new Map()
-  if (!condition) return out
-  let next = 0
-  const lane = async () => {
-    while (next < runs.length) {
-      const r = runs[next++]!
-      out.set(r.id, await evaluateCondition(env.ctx.db, subjectOf(env, r), condition, env.now))
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(EVAL_CONCURRENCY, runs.length) }, lane))
+  if (!condition || runs.length === 0) return out
+  const met = await evaluateConditionBatch(
+    env.ctx.db,
+    runs.map((r) => subjectOf(env, r)),
+    condition,
+    env.now,
+  )
+  for (const r of runs) out.set(r.id, met.has(r.id))
   return out
 }
 

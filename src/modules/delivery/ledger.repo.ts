@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryRows } from '../../core/db/sql.js'
 import { counterIncrementsSql } from '../events/index.js'
+import type { ContactForMerge } from '../messages/index.js'
 
 const iso = (d: Date) => d.toISOString()
 /** `id IN (...)` for a list of message ids, as one JSON parameter (one statement shape whatever the count). */
@@ -15,23 +16,8 @@ const idIn = (ids: number[]) =>
 export type ClaimScope = { campaignId: number; sendable: SQL } | { bodies: true }
 
 /** A claimed row with its contact's columns (empty for body mail), as merge tags read them. */
-export interface ClaimedRow {
+export interface ClaimedRow extends ContactForMerge {
   id: number
-  email: string
-  name: string
-  surname: string
-  gender: string
-  company: string | null
-  city: string
-  street: string
-  zip: string
-  country: string
-  phone: string | null
-  pretitle: string
-  surtitle: string
-  birthday: string | null
-  nameday: string | null
-  custom_fields: Record<string, unknown> | null
   account_id: number
   kind: string
   contact_id: number | null

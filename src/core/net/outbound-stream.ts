@@ -1,8 +1,7 @@
 import http from 'node:http'
 import https from 'node:https'
 import { Transform, type Readable } from 'node:stream'
-import { checkedLookup, OutboundError, systemResolver, type OutboundHttpOptions } from './outbound.js'
-import { forbiddenHostReason, parseOutboundUrl } from './outbound-url.js'
+import { OutboundError, outboundDialer, type OutboundHttpOptions } from './outbound.js'
 
 /**
  * The streaming side of the one outbound client (outbound.ts): for downloads too big to hold in memory
@@ -33,22 +32,12 @@ export interface OutboundStreamer {
 }
 
 export function createOutboundStreamer(opts: OutboundHttpOptions): OutboundStreamer {
-  const lookup = checkedLookup(opts.resolve ?? systemResolver, opts.allowPrivateNetwork)
-  const agents = {
-    'http:': new http.Agent({ keepAlive: false, lookup }),
-    'https:': new https.Agent({ keepAlive: false, lookup }),
-  }
-  const userAgent = opts.userAgent ?? 'Tidings'
+  const { lookup, agents, userAgent, target } = outboundDialer(opts)
 
   return {
     open(r) {
-      const parsed = parseOutboundUrl(r.url)
-      if ('error' in parsed) return Promise.reject(new OutboundError('invalid_url', parsed.error))
-      const url = parsed.url
-      if (!opts.allowPrivateNetwork) {
-        const why = forbiddenHostReason(url)
-        if (why) return Promise.reject(new OutboundError('forbidden_address', `the host is a ${why} address`))
-      }
+      const url = target(r.url)
+      if (url instanceof OutboundError) return Promise.reject(url)
       const secure = url.protocol === 'https:'
       const send = secure ? https.request : http.request
 

@@ -104,25 +104,42 @@ export function checkedLookup(resolve: Resolver, allowPrivateNetwork: boolean): 
   }
 }
 
-export function createOutboundHttp(opts: OutboundHttpOptions): OutboundHttp {
+/**
+ * What every outbound client (this one, and the streaming one of outbound-stream.ts) dials with: the checked
+ * lookup, agents of its own, the user agent, and the check of a URL before any socket opens.
+ */
+export function outboundDialer(opts: OutboundHttpOptions) {
   const lookup = checkedLookup(opts.resolve ?? systemResolver, opts.allowPrivateNetwork)
   // Own agents without keep-alive: no socket is ever shared with code that dialled without the check.
   const agents = {
     'http:': new http.Agent({ keepAlive: false, lookup }),
     'https:': new https.Agent({ keepAlive: false, lookup }),
   }
-  const userAgent = opts.userAgent ?? 'Tidings'
+  return {
+    lookup,
+    agents,
+    userAgent: opts.userAgent ?? 'Tidings',
+    /** The URL to dial, or why it may not be. */
+    target(raw: string): URL | OutboundError {
+      const parsed = parseOutboundUrl(raw)
+      if ('error' in parsed) return new OutboundError('invalid_url', parsed.error)
+      if (!opts.allowPrivateNetwork) {
+        // An IP literal never goes through the lookup, so it is judged here.
+        const why = forbiddenHostReason(parsed.url)
+        if (why) return new OutboundError('forbidden_address', `the host is a ${why} address`)
+      }
+      return parsed.url
+    },
+  }
+}
+
+export function createOutboundHttp(opts: OutboundHttpOptions): OutboundHttp {
+  const { lookup, agents, userAgent, target } = outboundDialer(opts)
 
   return {
     request(r) {
-      const parsed = parseOutboundUrl(r.url)
-      if ('error' in parsed) return Promise.reject(new OutboundError('invalid_url', parsed.error))
-      const url = parsed.url
-      if (!opts.allowPrivateNetwork) {
-        // An IP literal never goes through the lookup, so it is judged here.
-        const why = forbiddenHostReason(url)
-        if (why) return Promise.reject(new OutboundError('forbidden_address', `the host is a ${why} address`))
-      }
+      const url = target(r.url)
+      if (url instanceof OutboundError) return Promise.reject(url)
       const body = r.body === undefined ? undefined : Buffer.from(r.body)
       const headers: Record<string, string> = { 'user-agent': userAgent, ...r.headers }
       if (body) headers['content-length'] = String(body.length)

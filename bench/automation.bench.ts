@@ -18,22 +18,42 @@ import type { BenchDb } from './lib/server-process.js'
 
 /**
  * Issue 13: BENCH_AUTOMATION_RUNS subscribers (default 100,000) through mail → wait (1 day) → check → tag →
- * mail → end, in this process (the clock must be movable). Phase 1 executes mail and wait for every run; then
- * the clock jumps a day, to the moment the first wait falls due, and runs fall due at the pace their waits
- * began: phase 2 is the rest, and each check's delay after its wait's due time is measured (p99 ≤ 5 s).
- * Node executions/s over the time the engine was busy (bar ≥ 2,000/s on PostgreSQL). The mail nodes write
- * their ledger rows and send jobs; nothing is delivered (sending has its own bench).
+ * mail → end, in this process (the clock must be movable), with the engine's production settings (batch,
+ * lanes, and its 250 ms poll when a round finds less than a full batch).
+ *
+ * Phase 1, capacity: every run is due at once (all triggered together); the engine executes mail and wait for
+ * all of them as fast as it can. Its node executions per busy second are the bar's figure (≥ 2,000/s on
+ * PostgreSQL, goal ≥ 10,000).
+ *
+ * Phase 2, the delay under load: the clock moves a day on, and the waits fall due at a stated pace,
+ * BENCH_AUTOMATION_DUE_PER_SEC (default 500/s: each due run then asks for four node executions, check, tag,
+ * mail and end, so the flow asks the engine for 2,000 node executions/s, the bar), in the order the waits
+ * began. Measured per run: from its wait's due time to the moment the engine began executing its check (the
+ * check's log time, the engine clock at the start of the check's group; that group commits a group's execution
+ * later). p99 ≤ 5 s is the bar. The load it is measured under: the waits falling due at that pace plus the tag,
+ * mail and end of every run due before, on one engine process (the production loop, its idle poll included);
+ * no sender runs (the mail nodes write ledger rows; sending has its own bench). A pace the engine cannot keep
+ * shows as a delay that grows through the phase (p99 near the phase's length), not as a lower pace.
+ *
+ * CPU: this process's CPU time per node execution in each phase (process.cpuUsage), the database's not included.
  */
 export interface AutomationFigures {
   runs: number
   nodeExecutions: number
   wallSeconds: number
-  busySeconds: number
-  nodeExecPerSec: number
+  /** Phase 1: every run due at once, mail and wait for each. */
+  phase1BusySeconds: number
   phase1ExecPerSec: number
-  phase2ExecPerSec: number
+  phase1CpuMsPerExec: number
+  /** Phase 2: waits falling due at duePerSec; check, tag, mail, end for each. */
+  duePerSec: number
+  phase2Seconds: number
+  phase2BusySeconds: number
+  phase2ExecPerBusySec: number
+  phase2CpuMsPerExec: number
   waitDelayP50Ms: number
   waitDelayP99Ms: number
+  waitDelayMaxMs: number
 }
 
 const DAY_MS = 86_400_000
@@ -146,8 +166,19 @@ async function logCount(ctx: AppContext, pipelineId: number): Promise<number> {
   return row!.n
 }
 
+/** The engine's idle poll (createEngine's default), passed explicitly so the bench drives rounds at its pace. */
+const POLL_MS = 250
+/** The engine's batch (createEngine's default): a round that claims this many is followed at once by the next. */
+const BATCH = 500
+
+const cpuMs = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
+
 export async function benchAutomation(db: BenchDb, pgUrl: string | undefined): Promise<AutomationFigures> {
   const runs = Number(process.env.BENCH_AUTOMATION_RUNS ?? 100_000)
+  const duePerSec = Number(process.env.BENCH_AUTOMATION_DUE_PER_SEC ?? 500)
   const opened = await openBenchDatabase(db, pgUrl)
   const clock = new OffsetClock()
   const config = {
@@ -160,54 +191,77 @@ export async function benchAutomation(db: BenchDb, pgUrl: string | undefined): P
   try {
     await ctx.jobs.start(jobQueues)
     const pipelineId = await seed(ctx, runs)
-    const engine = createEngine(ctx, { batch: 1000 })
+    // Production settings: what startAutomationEngine runs.
+    const engine = createEngine(ctx, { batch: BATCH, pollMs: POLL_MS })
     let busyMs = 0
-    /** Rounds until `done` says so; the time of rounds that executed something counts as busy. */
+    /**
+     * Rounds as the engine's own loop takes them (the next at once after a full batch, else after its poll),
+     * until `done`; the time of rounds that executed something counts as busy.
+     */
     const drive = async (done: () => Promise<boolean>) => {
-      for (let idle = 0; ;) {
+      for (let rounds = 0; rounds < 1_000_000; rounds++) {
         const t0 = performance.now()
         const n = await engine.runOnce(1)
-        if (n > 0) {
-          busyMs += performance.now() - t0
-          idle = 0
-          continue
-        }
+        if (n > 0) busyMs += performance.now() - t0
+        if (n >= BATCH) continue
         if (await done()) return
-        if (++idle > 20_000) throw new Error('automation bench stalled')
-        await new Promise((r) => setTimeout(r, 10))
+        await new Promise((r) => setTimeout(r, POLL_MS))
       }
+      throw new Error('automation bench stalled')
     }
     const start = performance.now()
+    const cpu0 = cpuMs()
     await drive(async () => (await logCount(ctx, pipelineId)) >= 2 * runs)
     const phase1Busy = busyMs
-    // To the moment the first wait falls due: the rest fall due at the pace their waits began.
+    const phase1Cpu = cpuMs() - cpu0
+
+    // A day on, the waits fall due at duePerSec in the order they began: due_i = T0 + i / duePerSec.
     const first = await queryOne<{ ms: string }>(
       ctx.db,
       sql`SELECT (extract(epoch FROM min(created_at)) * 1000)::bigint::text AS ms FROM automation_log
           WHERE pipeline_id = ${pipelineId} AND action_id = 'w'`,
     )
-    clock.offset += Number(first!.ms) + DAY_MS - clock.now().getTime()
+    const t0 = Number(first!.ms) + DAY_MS
+    await ctx.db.execute(sql`CREATE TABLE bench_due (run_id bigint PRIMARY KEY, due_at timestamptz NOT NULL)`)
+    await ctx.db.execute(sql`INSERT INTO bench_due
+      SELECT id, to_timestamp(${t0 / 1000}::float8) + (row_number() OVER (ORDER BY due_at, id) - 1)
+                 * (interval '1 second' / ${duePerSec}::float8)
+      FROM automation_runs WHERE pipeline_id = ${pipelineId} AND status = 'active' AND node_id = 'c'`)
+    await ctx.db.execute(
+      sql`UPDATE automation_runs r SET due_at = d.due_at FROM bench_due d WHERE r.id = d.run_id`,
+    )
+    await ctx.db.execute(sql`ANALYZE automation_runs`)
+    clock.offset += t0 - clock.now().getTime()
+    const phase2Start = performance.now()
+    const cpu1 = cpuMs()
     await drive(async () => (await logCount(ctx, pipelineId)) >= 6 * runs)
+    const phase2Seconds = (performance.now() - phase2Start) / 1000
+    const phase2Cpu = cpuMs() - cpu1
     const wall = (performance.now() - start) / 1000
     const delays = await queryRows<{ ms: number }>(
       ctx.db,
-      sql`SELECT (extract(epoch FROM c.created_at - (w.created_at + interval '1 day')) * 1000)::float8 AS ms
-          FROM automation_log w JOIN automation_log c ON c.run_id = w.run_id AND c.action_id = 'c'
-          WHERE w.pipeline_id = ${pipelineId} AND w.action_id = 'w'
+      sql`SELECT (extract(epoch FROM c.created_at - d.due_at) * 1000)::float8 AS ms
+          FROM bench_due d JOIN automation_log c ON c.run_id = d.run_id AND c.action_id = 'c'
           ORDER BY 1`,
     )
     const at = (q: number) => round(delays[Math.min(delays.length - 1, Math.floor(q * delays.length))]!.ms)
     const executions = await logCount(ctx, pipelineId)
+    const phase2Busy = busyMs - phase1Busy
     return {
       runs,
       nodeExecutions: executions,
       wallSeconds: round(wall),
-      busySeconds: round(busyMs / 1000),
-      nodeExecPerSec: round(executions / (busyMs / 1000)),
+      phase1BusySeconds: round(phase1Busy / 1000),
       phase1ExecPerSec: round((2 * runs) / (phase1Busy / 1000)),
-      phase2ExecPerSec: round((4 * runs) / ((busyMs - phase1Busy) / 1000)),
+      phase1CpuMsPerExec: round(phase1Cpu / (2 * runs), 3),
+      duePerSec,
+      phase2Seconds: round(phase2Seconds),
+      phase2BusySeconds: round(phase2Busy / 1000),
+      phase2ExecPerBusySec: round((4 * runs) / (phase2Busy / 1000)),
+      phase2CpuMsPerExec: round(phase2Cpu / (4 * runs), 3),
       waitDelayP50Ms: at(0.5),
       waitDelayP99Ms: at(0.99),
+      waitDelayMaxMs: at(1),
     }
   } finally {
     await ctx.close()

@@ -1,7 +1,9 @@
 import fs from 'node:fs'
 import { api, machineBusyMs, processCpuMs, round } from './lib/measure.js'
+import { sampleCpuGroups } from './lib/process-cpu.js'
 import type { ServerProcess } from './lib/server-process.js'
 import type { PostfixSink } from './lib/smtp-sink.js'
+import { prepareRecommender } from './campaign-recommend.setup.js'
 
 export interface CampaignSendFigures {
   recipients: number
@@ -20,6 +22,12 @@ export interface CampaignSendFigures {
    */
   serverCpuMsPerMsg: number
   machineCpuMsPerMsg: number
+  /**
+   * The machine's share by process, CPU per message: the server, the bench database's PostgreSQL backends,
+   * PostgreSQL's shared processes (WAL writer, checkpointer…: other databases' work too), smtp-sink, this bench.
+   * Unlike the machine's figure, other work on a shared machine does not count in it.
+   */
+  cpuMsPerMsgByProcess: Record<string, number>
   /** With coupons: codes the folder shows handed out after the send (a count in the database). */
   couponsAssigned?: number
 }
@@ -27,6 +35,8 @@ export interface CampaignSendFigures {
 export interface CampaignSendOptions {
   /** Issue 12: the mail carries `*|COUPON:<folder>|*`, with one code per recipient imported beforehand. */
   coupons?: boolean
+  /** Issue 14: the mail carries `*|RECOMMEND:<id>:3|*`; every recipient bought once, so each gets co-purchases. */
+  recommend?: boolean
 }
 
 /** Codes per import call: the API's maximum. */
@@ -46,6 +56,8 @@ const HTML =
   ).join('') +
   '<p>*|IF:city|*Shops in *|city|*.*|ELSE:|*Find a shop near you.*|END:IF|*</p>' +
   '<p><a href="*|UNSUB|*">Unsubscribe</a></p></body></html>'
+
+const readerEmail = (i: number) => `reader${i}@bench-readers.example`
 
 function rssMb(pid: number): number {
   try {
@@ -79,7 +91,7 @@ export async function benchCampaignSend(
   const list = (await api(url, key, 'POST', '/lists', { name: 'Campaign bench' })).json as { id: number }
   for (let i = 0; i < recipients; i += 3000) {
     const batch = Array.from({ length: Math.min(3000, recipients - i) }, (_, j) => ({
-      email: `reader${i + j}@bench-readers.example`,
+      email: readerEmail(i + j),
       name: `Reader${i + j}`,
       surname: 'Bench',
       city: (i + j) % 2 ? 'Praha' : '',
@@ -97,6 +109,13 @@ export async function benchCampaignSend(
       await api(url, key, 'POST', '/coupons/import', { folderId, codes, valid_until: '2099-12-31' })
     }
     html = HTML.replace('</h1>', `</h1><p>Your code: <b>*|COUPON:${folderId}|*</b></p>`)
+  }
+  if (opts.recommend) {
+    const recommender = await prepareRecommender(server, recipients, readerEmail)
+    html = html.replace(
+      '<p><a href="*|UNSUB|*">',
+      `<p>You may also like</p>*|RECOMMEND:${recommender}:3|*<p><a href="*|UNSUB|*">`,
+    )
   }
   const created = (
     await api(url, key, 'POST', '/campaigns', {
@@ -117,6 +136,16 @@ export async function benchCampaignSend(
   const started = Date.now()
   const serverCpu0 = processCpuMs(server.pid)
   const machine0 = machineBusyMs()
+  const bench0 = process.cpuUsage()
+  const groups = sampleCpuGroups((pid, cmd) => {
+    if (pid === server.pid) return 'server'
+    if (pid === sink.pid) return 'smtpSink'
+    if (!cmd.startsWith('postgres')) return undefined
+    if (server.dbName && cmd.includes(` ${server.dbName} `)) return 'postgresBackends'
+    return /^postgres: \S+: (checkpointer|background writer|walwriter|autovacuum)/.test(cmd)
+      ? 'postgresShared'
+      : undefined
+  })
   const sent = await api(url, key, 'POST', `/campaigns/${created.id}/send`)
   if (sent.status !== 200) throw new Error(`send failed: ${sent.status}`)
   let firstAt = 0
@@ -129,6 +158,9 @@ export async function benchCampaignSend(
   const endedAt = Date.now()
   const serverCpu = processCpuMs(server.pid) - serverCpu0
   const machineCpu = machineBusyMs() - machine0
+  const byGroup = groups.stop()
+  const benchUsage = process.cpuUsage(bench0)
+  byGroup.bench = (benchUsage.user + benchUsage.system) / 1000
   clearInterval(sampler)
   const delivered = sink.count() - before
   if (delivered < recipients) throw new Error(`only ${delivered} of ${recipients} arrived`)
@@ -153,6 +185,9 @@ export async function benchCampaignSend(
     peakRssMb: Math.round(peak),
     serverCpuMsPerMsg: round(serverCpu / recipients, 2),
     machineCpuMsPerMsg: round(machineCpu / recipients, 2),
+    cpuMsPerMsgByProcess: Object.fromEntries(
+      Object.entries(byGroup).map(([k, v]) => [k, round(v / recipients, 3)]),
+    ),
     ...(couponsAssigned === undefined ? {} : { couponsAssigned }),
   }
 }

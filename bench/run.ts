@@ -14,7 +14,7 @@ import { benchSubscribers } from './subscribers.bench.js'
 import { benchTransactional } from './transactional.bench.js'
 import { benchCampaignStats } from './campaign-stats.bench.js'
 import { benchTracking } from './tracking.bench.js'
-import { benchCampaignSend } from './campaign-send.bench.js'
+import { benchCampaignSend, type CampaignSendOptions } from './campaign-send.bench.js'
 import { benchTransactions } from './transactions.bench.js'
 import { benchFeedRefresh } from './feeds.bench.js'
 import { benchRecommenders } from './recommenders.bench.js'
@@ -104,19 +104,26 @@ async function main(): Promise<void> {
     // BENCH_CAMPAIGN_RECIPIENTS (or BENCH_RECIPIENTS) sizes the campaign (default 100,000; 1,000,000 works). `campaign-send-coupons` sends the same
     // campaign with a COUPON tag (and as many codes) on a fresh server, beside the plain one (run first when
     // `campaign-send` was not asked for), and gives its rate as a share of the plain rate (bar ≥ 80 %).
-    if (want('campaign-send') || want('campaign-send-coupons')) {
+    // `campaign-send-recommend` does the same with `*|RECOMMEND:<id>:3|*` and a recommender trained on one
+    // purchase per recipient (issue 14, bar ≥ 80 %).
+    if (want('campaign-send') || want('campaign-send-coupons') || want('campaign-send-recommend')) {
       const sink = await startPostfixSink()
       if (!sink) throw new Error('smtp-sink not found: apt-get install postfix (only its smtp-sink is used)')
       const dns = await startDnsServer({}, { autoClose: false })
       const recipients = Number(
         process.env.BENCH_CAMPAIGN_RECIPIENTS ?? process.env.BENCH_RECIPIENTS ?? 100_000,
       )
-      const run = async (db: BenchDb, coupons: boolean) => {
-        const server = await startServerProcess(db, pgUrl, { SMTP_URL: sink.url, DNS_SERVERS: dns.address })
+      const run = async (db: BenchDb, opts: CampaignSendOptions) => {
+        const server = await startServerProcess(db, pgUrl, {
+          SMTP_URL: sink.url,
+          DNS_SERVERS: dns.address,
+          // The recommend variant serves its product feed from 127.0.0.1.
+          ...(opts.recommend ? { ALLOW_PRIVATE_NETWORK: '1' } : {}),
+        })
         try {
           const publish = (records: { type: string; host: string; value: string }[]) =>
             dns.setZone(zoneOf(records))
-          return await benchCampaignSend(server, sink, publish, recipients, { coupons })
+          return await benchCampaignSend(server, sink, publish, recipients, opts)
         } finally {
           await server.stop()
         }
@@ -124,15 +131,17 @@ async function main(): Promise<void> {
       try {
         for (const db of benchDbs) {
           if (db === 'postgres' && !pgUrl) continue
-          const plain = await run(db, false)
+          const plain = await run(db, {})
           results[`campaign-send.${db}`] = { ...plain, shareOfRsaCeiling: shareOf(ceiling, plain.msgPerSec) }
-          if (!want('campaign-send-coupons')) continue
-          const withCoupons = await run(db, true)
-          results[`campaign-send-coupons.${db}`] = {
-            ...withCoupons,
-            shareOfRsaCeiling: shareOf(ceiling, withCoupons.msgPerSec),
-            msgPerSecVsPlain: `${Math.round((100 * withCoupons.msgPerSec) / plain.msgPerSec)} %`,
-            serverCpuVsPlain: `${Math.round((100 * withCoupons.serverCpuMsPerMsg) / plain.serverCpuMsPerMsg)} %`,
+          for (const variant of ['coupons', 'recommend'] as const) {
+            if (!want(`campaign-send-${variant}`)) continue
+            const figures = await run(db, { [variant]: true })
+            results[`campaign-send-${variant}.${db}`] = {
+              ...figures,
+              shareOfRsaCeiling: shareOf(ceiling, figures.msgPerSec),
+              msgPerSecVsPlain: `${Math.round((100 * figures.msgPerSec) / plain.msgPerSec)} %`,
+              serverCpuVsPlain: `${Math.round((100 * figures.serverCpuMsPerMsg) / plain.serverCpuMsPerMsg)} %`,
+            }
           }
         }
       } finally {

@@ -13,6 +13,22 @@ export interface TransactionalFigures {
 
 export const BENCH_DOMAIN = 'bench.example'
 
+/** One order confirmation: personalised, tracked, to one recipient. */
+export const BENCH_MESSAGE = {
+  message: {
+    subject: 'Order *|order|* confirmed',
+    from_name: 'Bench Shop',
+    from_email: `orders@${BENCH_DOMAIN}`,
+    html: '<html><body><p>Hello *|name|*, your order *|order|* ships today.</p><p><a href="https://shop.example/track?o=1">Track it</a></p></body></html>',
+    to: [{ email: 'customer@example.com', name: 'Customer' }],
+    global_merge_vars: [
+      { name: 'name', content: 'Customer' },
+      { name: 'order', content: 'A-1001' },
+    ],
+    options: { open_tracking: true, click_tracking: true },
+  },
+}
+
 /**
  * Issue 3 figures: POST /transactional/send-message intake at 64 connections, then how fast the accepted
  * messages (personalised, tracked, DKIM-signed) reach smtp-sink.
@@ -32,20 +48,7 @@ export async function benchTransactional(
   const verified = (await api(url, key, 'POST', `/domains/${BENCH_DOMAIN}/verify`)).json as { valid: boolean }
   if (!verified.valid) throw new Error('bench domain did not verify against the local DNS server')
 
-  const body = JSON.stringify({
-    message: {
-      subject: 'Order *|order|* confirmed',
-      from_name: 'Bench Shop',
-      from_email: `orders@${BENCH_DOMAIN}`,
-      html: '<html><body><p>Hello *|name|*, your order *|order|* ships today.</p><p><a href="https://shop.example/track?o=1">Track it</a></p></body></html>',
-      to: [{ email: 'customer@example.com', name: 'Customer' }],
-      global_merge_vars: [
-        { name: 'name', content: 'Customer' },
-        { name: 'order', content: 'A-1001' },
-      ],
-      options: { open_tracking: true, click_tracking: true },
-    },
-  })
+  const body = JSON.stringify(BENCH_MESSAGE)
   const before = sink.count()
   const started = Date.now()
   const r = await autocannon({

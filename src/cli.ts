@@ -9,7 +9,7 @@ import type { AccountService } from './modules/accounts/index.js'
 
 const USAGE = `Usage: tidings <command>
 
-  serve                                   run the service (same as npm start)
+  serve                                   run the service (npm start runs it compiled, in less memory)
   migrate                                 apply database migrations
   account create --name N [--plan free|paid|marketer] [--json]
   key create --account ID [--json]        print a new API key for an account

@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { freePort } from '../../scripts/pg-cluster.js'
+import { buildDist } from '../../scripts/build.js'
 
 const root = path.resolve(import.meta.dirname, '../..')
 
@@ -11,6 +12,8 @@ export interface ServerProcess {
   url: string
   key: string
   pid: number
+  /** PostgreSQL: the bench's own database (its backends name it in their command line). */
+  dbName?: string
   stop(): Promise<void>
 }
 
@@ -44,7 +47,12 @@ async function waitHealthy(url: string, child: ChildProcess, timeoutMs = startTi
   throw new Error('server did not become healthy in time')
 }
 
-/** Starts `npm start`'s entry point as a child process on a fresh database, bound to 127.0.0.1. */
+let built: Promise<unknown> | undefined
+
+/**
+ * Starts what `npm start` runs (the compiled dist/main.js, built once per bench run from the current sources) as
+ * a child process on a fresh database, bound to 127.0.0.1.
+ */
 export async function startServerProcess(
   db: BenchDb,
   pgServerUrl: string | undefined,
@@ -77,7 +85,8 @@ export async function startServerProcess(
   }
   // BENCH_NODE_ARGS adds node flags to the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
+  await (built ??= buildDist())
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], {
     cwd: root,
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -93,6 +102,7 @@ export async function startServerProcess(
     url,
     key,
     pid: child.pid!,
+    ...(dbName ? { dbName } : {}),
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r))

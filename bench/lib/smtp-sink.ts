@@ -3,6 +3,7 @@ import { freePort } from '../../scripts/pg-cluster.js'
 
 export interface PostfixSink {
   url: string
+  pid: number
   /** Messages accepted so far (smtp-sink's running counter). */
   count(): number
   stop(): void
@@ -27,5 +28,10 @@ export async function startPostfixSink(): Promise<PostfixSink | undefined> {
     if (m?.[1]) last = Number(m[1])
   })
   await new Promise((r) => setTimeout(r, 300))
-  return { url: `smtp://127.0.0.1:${port}`, count: () => last, stop: () => child.kill('SIGTERM') }
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    pid: child.pid!,
+    count: () => last,
+    stop: () => child.kill('SIGTERM'),
+  }
 }

@@ -32,6 +32,16 @@ export interface Config {
   feedMaxBytes: number
   /** Time for a whole feed download (connect, answer, parse); seconds, fractions allowed in tests. */
   feedTimeoutSeconds: number
+  /**
+   * How long a refresh request waits for the refresh's outcome before answering that it is still running, so
+   * an over-limit or unreadable feed is answered 422 (contract §8); 0: answer at once. Seconds, fractions in tests.
+   */
+  feedRefreshWaitSeconds: number
+  /**
+   * api.md Limits: a feed of this many items or more cannot be refreshed. Not an environment setting (the
+   * limit is the contract's); tests lower it to stay lean.
+   */
+  feedItemLimit: number
   /** Where automation sms nodes POST their messages (unset: sms nodes are logged as skipped). */
   smsGatewayUrl: string | undefined
   /** How long a worker's claim on due automation runs lasts; a crashed worker's runs are taken up after it. */
@@ -122,6 +132,8 @@ export function loadConfig(env: Env = process.env): Config {
     smtpConnections: int(env, 'SMTP_CONNECTIONS', 10, 1),
     feedMaxBytes: int(env, 'FEED_MAX_BYTES', 200 * 1024 * 1024, 1024),
     feedTimeoutSeconds: int(env, 'FEED_TIMEOUT_SECONDS', 300, 1),
+    feedRefreshWaitSeconds: int(env, 'FEED_REFRESH_WAIT_SECONDS', 20),
+    feedItemLimit: 50_000,
     smsGatewayUrl: nonEmpty(env, 'SMS_GATEWAY_URL'),
     automationLeaseSeconds: int(env, 'RUN_LEASE_SECONDS', 60, 1),
   }

@@ -79,12 +79,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     await dbHandle.migrate(MIGRATIONS_DIR)
     const linkSecret = await loadInstanceSecret(dbHandle.db)
     const erasureSecret = await loadInstanceSecret(dbHandle.db, 'erasure_secret')
-    const messageIdDomain = new URL(config.publicUrl).hostname
     const mailer =
       overrides.mailer ??
       (config.smtpUrl
-        ? createSmtpMailer({ url: config.smtpUrl, messageIdDomain, maxConnections: config.smtpConnections })
-        : createOutboxMailer(path.join(config.dataDir, 'outbox'), messageIdDomain))
+        ? createSmtpMailer({ url: config.smtpUrl, maxConnections: config.smtpConnections })
+        : createOutboxMailer(path.join(config.dataDir, 'outbox')))
     const jobs = createJobQueue(dbHandle, (err) => log.error({ err }, 'job queue error'))
     const closers: (() => Promise<void>)[] = []
     return {

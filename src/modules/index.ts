@@ -14,7 +14,7 @@ import { createListsModule } from './lists/lists.module.js'
 import { searchModule } from './search/search.module.js'
 import { createSegmentService } from './segments/index.js'
 import { segmentsModule } from './segments/segments.module.js'
-import { subscribersModule } from './subscribers/subscribers.module.js'
+import { createSubscribersModule } from './subscribers/subscribers.module.js'
 import { systemModule } from './system/system.module.js'
 import { templatesModule } from './templates/templates.module.js'
 import { createTrackingModule } from './tracking/tracking.module.js'
@@ -23,6 +23,7 @@ import { transactionsModule } from './transactions/transactions.module.js'
 import { trackerEventsModule } from './tracker-events/tracker-events.module.js'
 import { webhooksModule } from './webhooks/webhooks.module.js'
 import { pipelinesModule } from './pipelines/pipelines.module.js'
+import { eraseAutomationRuns } from './automations/index.js'
 import { automationsModule } from './automations/automations.module.js'
 import { feedsModule } from './feeds/feeds.module.js'
 import { recommendersModule } from './recommenders/recommenders.module.js'
@@ -39,7 +40,8 @@ export const modules: ModuleDef[] = [
   systemModule,
   accountsModule,
   createListsModule((ctx) => createSegmentService(ctx).all),
-  subscribersModule,
+  // A GDPR erasure also pseudonymises the address in the automation runs and log (and stops the runs).
+  createSubscribersModule([eraseAutomationRuns]),
   confirmationModule,
   searchModule,
   templatesModule,

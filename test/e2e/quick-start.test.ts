@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { outboxMails, toAddresses } from '../helpers/outbox.js'
-import { freePort, freshInstallation, startServerProcess, waitFor } from '../helpers/processes.js'
+import { freePort, freshInstallation, keyedApi, startServerProcess, waitFor } from '../helpers/processes.js'
 
 const BANNER = /Its API key \(shown only now\):\n\n {2}(\S+)\n/
 
@@ -29,15 +29,7 @@ describe('quick start: a first campaign on a fresh machine, to the outbox', asyn
   const server = await startServerProcess({ ...env, SMTP_URL: '', PORT: String(port) })
   after(() => server.stop())
   const key = BANNER.exec(server.stdout())?.[1]
-  const api = async (method: string, url: string, body?: unknown) => {
-    const res = await fetch(`${server.url}${url}`, {
-      method,
-      headers: { key: key!, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    })
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> }
-  }
+  const api = keyedApi(server.url!, key ?? '')
   /** Polls (bounded) until the campaign has left preparing and sending. */
   const settled = async (id: number) => {
     const deadline = Date.now() + 30_000

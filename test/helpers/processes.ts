@@ -10,6 +10,7 @@ import path from 'node:path'
 import { after } from 'node:test'
 import { openDatabase, type Db } from '../../src/core/db/client.js'
 import { systemClock } from '../../src/core/clock.js'
+import { MIGRATIONS_DIR } from '../../src/core/context.js'
 import { createAccountService, type AccountService } from '../../src/modules/accounts/index.js'
 import { createTestDatabase, testDbKind } from './databases.js'
 
@@ -152,6 +153,8 @@ export interface Installation {
   databaseUrl: string | undefined
   /** Reads the installation's database in this process (the embedded one only while no server holds it). */
   withDb<T>(fn: (db: Db, accounts: AccountService) => Promise<T>): Promise<T>
+  /** Applies the migrations in this process, as a server's first start would (without starting one). */
+  migrate(): Promise<void>
 }
 
 /** A fresh installation for this test half (PostgreSQL database or DATA_DIR), removed after the calling suite. */
@@ -170,6 +173,14 @@ export async function freshInstallation(): Promise<Installation> {
           await handle.close()
         }
       },
+      async migrate() {
+        const handle = await openDatabase({ dataDir })
+        try {
+          await handle.migrate(MIGRATIONS_DIR)
+        } finally {
+          await handle.close()
+        }
+      },
     }
   }
   const testDb = await createTestDatabase()
@@ -183,6 +194,7 @@ export async function freshInstallation(): Promise<Installation> {
     dataDir,
     databaseUrl: testDb.url,
     withDb: (fn) => fn(db, createAccountService({ db, clock: systemClock })),
+    migrate: () => testDb.handle.migrate(MIGRATIONS_DIR),
   }
 }
 
@@ -208,9 +220,15 @@ export interface SpawnedMain {
   exited: Promise<Exit>
 }
 
-/** `node --import tsx src/main.ts` (what `npm start` runs), without waiting for anything. */
-export function spawnMain(env: Record<string, string | undefined>): SpawnedMain {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+/** How a test starts the server: the sources of what `npm start` runs, through tsx (no build needed). */
+const FROM_SOURCES = ['--import', 'tsx', MAIN]
+
+/**
+ * `node --import tsx src/main.ts` (the sources of what `npm start` runs; `argv` replaces that), without waiting
+ * for anything.
+ */
+export function spawnMain(env: Record<string, string | undefined>, argv = FROM_SOURCES): SpawnedMain {
+  const child = spawn(process.execPath, argv, {
     cwd: ROOT,
     env: childEnv({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -232,8 +250,9 @@ export function signalChild(child: ChildProcess, sig: NodeJS.Signals): void {
 export async function startServerProcess(
   env: Record<string, string | undefined>,
   timeoutMs = 90_000,
+  argv = FROM_SOURCES,
 ): Promise<ServerProcess> {
-  const { child, stdout, stderr, exited } = spawnMain(env)
+  const { child, stdout, stderr, exited } = spawnMain(env, argv)
   const started = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timer = setTimeout(() => {
       signal(child, 'SIGKILL')
@@ -277,6 +296,19 @@ export async function startServerProcess(
 }
 
 /** A port nothing listens on right now (for checking that a role does not listen). */
+/** JSON calls to a server process with an API key (bounded by a 10 s time-out each). */
+export function keyedApi(serverUrl: string, key: string) {
+  return async (method: string, url: string, body?: unknown) => {
+    const res = await fetch(`${serverUrl}${url}`, {
+      method,
+      headers: { key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    })
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+  }
+}
+
 export { freePort } from '../../scripts/pg-cluster.js'
 
 /** Whether something accepts TCP connections on 127.0.0.1:port (bounded by a 2 s time-out). */

@@ -3,6 +3,16 @@ export function isUniqueViolation(err: unknown): boolean {
   return pgCode(err) === '23505'
 }
 
+/**
+ * The server refused the statement itself for what it carried (bad data, a constraint, a limit): nothing of it
+ * was written, and the same statement without the offending rows may succeed. Not a lost connection, a
+ * shutdown or a timeout, after which whether a commit happened is unknown.
+ */
+export function isRefusedStatement(err: unknown): boolean {
+  const code = pgCode(err)
+  return code !== undefined && /^(22|23|54)/.test(code)
+}
+
 function pgCode(err: unknown): string | undefined {
   let e: unknown = err
   // drizzle wraps driver errors in `cause`

@@ -40,8 +40,12 @@ const relaxedHeader = (name: string, value: string) =>
 
 /** RFC 6376 §3.4.4: the body in "relaxed" form: spaces squeezed, none at line ends, no empty lines at the end. */
 function relaxedBody(body: string): string {
-  // Most bodies need no squeezing (quoted-printable leaves no space at a line end): one scan decides.
-  const squeezed = /[ \t]\r\n|\t| {2}|[ \t]$/.test(body)
+  // Most bodies need no squeezing (quoted-printable leaves no space at a line end). Four indexOf scans
+  // decide it several times faster than one alternation pattern tried at every position (profiled).
+  const last = body.charCodeAt(body.length - 1)
+  const needsSqueeze =
+    body.includes('\t') || body.includes('  ') || body.includes(' \r\n') || last === 32 || last === 9
+  const squeezed = needsSqueeze
     ? body
         .replace(/[ \t]+\r\n/g, '\r\n')
         .replace(/[ \t]+/g, ' ')
@@ -49,6 +53,8 @@ function relaxedBody(body: string): string {
     : body
   let end = squeezed.length
   while (end >= 2 && squeezed.charCodeAt(end - 2) === 13 && squeezed.charCodeAt(end - 1) === 10) end -= 2
+  // Ours end in exactly one line end: the body as it is, rather than a copy of it with that line end again.
+  if (end > 0 && end === squeezed.length - 2) return squeezed
   return end > 0 ? `${squeezed.slice(0, end)}\r\n` : ''
 }
 

@@ -32,13 +32,12 @@ export interface SendResult {
   rejected: string[]
 }
 
-/** Sends mail: over SMTP when SMTP_URL is set, into DATA_DIR/outbox as .eml files otherwise. */
+/**
+ * Hands mail to the relay: over SMTP when SMTP_URL is set, into DATA_DIR/outbox as .eml files otherwise. Only
+ * the one sender (module delivery) calls it, with messages it built and signed on its threads.
+ */
 export interface Mailer {
-  send(mail: OutgoingMail): Promise<SendResult>
-  /**
-   * Sends a message already built and signed (campaign mail is composed and DKIM-signed off the main
-   * thread), to the envelope given.
-   */
+  /** Sends a message already built and signed, to the envelope given. */
   sendRaw(envelope: Envelope, raw: Buffer, messageId: string): Promise<SendResult>
   close(): Promise<void>
 }

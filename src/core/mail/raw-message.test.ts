@@ -6,7 +6,7 @@ import { dkimResults, testDkimKey } from '../../../test/helpers/dkim.js'
 import { toNodemailer } from './compose.js'
 import { dkimSignMessage } from './dkim-sign.js'
 import type { OutgoingMail } from './mailer.js'
-import { buildRawMessage } from './raw-message.js'
+import { buildRawMessage, headerBlock, mimeNodeHeaders } from './raw-message.js'
 
 const { dkim, published } = testDkimKey()
 const verify = async (message: string) => (await dkimResults(message, published)).map((r) => r.status.result)
@@ -101,6 +101,59 @@ describe('buildRawMessage', () => {
       else assert.equal(parsed.text?.replace(/\r\n/g, '\n'), base.text!.replace(/\r\n/g, '\n'))
       assert.deepEqual(await verify(ours), ['pass'])
     }
+  })
+
+  it('writes the header block MimeNode would, byte for byte, each line encoded once or per message', () => {
+    const unique = '3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6b'
+    const cases: [string, unknown][][] = [
+      [
+        ['From', { name: 'Obchod "U Lípy", s.r.o.', address: 'news@shop.example' }],
+        ['To', [{ name: 'Jana Nováková', address: 'jana@example.cz' }]],
+        ['Reply-To', 'help@shop.example'],
+        ['Subject', `Žluťoučký kůň: ${LONG}`],
+        ['Message-ID', '<42.abc@shop.example>'],
+        [
+          'List-Unsubscribe',
+          `<https://t.shop.example/u/${'NDI'.repeat(20)}.x>, <mailto:unsubscribe+NDI.x@shop.example>`,
+        ],
+        ['List-Unsubscribe-Post', 'List-Unsubscribe=One-Click'],
+        ['X-Campaign', 'spring ✿ sale'],
+      ],
+      [
+        ['From', { name: '', address: 'news@shop.example' }],
+        ['To', [{ name: 'Reader, "the first"', address: 'reader@bücher.example' }]],
+        ['Subject', ''],
+        ['Message-ID', '<1.a@shop.example>'],
+      ],
+      [
+        ['From', { name: 'Shop', address: 'news@shop.example' }],
+        ['To', [{ name: 'Reader1 Bench', address: 'reader1@example.cz' }]],
+        ['Subject', `New for you, Reader1 ${'and more '.repeat(12)}`],
+        ['Message-ID', '<2.b@shop.example>'],
+      ],
+    ]
+    const sameDate = (h: string) => h.replace(/^Date: .*$/m, 'Date: -')
+    for (const headers of cases)
+      for (const [type, single] of [
+        ['multipart/alternative', false],
+        ['text/plain; charset=utf-8', true],
+        ['text/html; charset=utf-8', true],
+      ] as const)
+        // Twice: the second takes the remembered lines.
+        for (let i = 0; i < 2; i++)
+          assert.equal(
+            sameDate(headerBlock(headers, type, unique, single)),
+            sameDate(mimeNodeHeaders(headers, type, unique, single)),
+          )
+  })
+
+  it('lets MimeNode build the headers of mail whose own headers name one it writes', async () => {
+    const mail = { ...base, headers: { ...base.headers, 'mime-version': '2.0', 'x-one': 'a' } }
+    const ours = buildRawMessage(mail, 'shop.example').raw
+    assert.match(ours, /^MIME-Version: 2\.0$/m)
+    assert.doesNotMatch(ours, /^MIME-Version: 1\.0$/m)
+    assert.match(ours, /^X-One: a$/m)
+    assert.deepEqual(await verify(ours), ['pass'])
   })
 
   it('refuses what a bulk message never has (attachments, Cc, Bcc)', () => {

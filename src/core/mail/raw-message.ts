@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import MimeNode from 'nodemailer/lib/mime-node/index.js'
+import { foldLines } from 'nodemailer/lib/mime-funcs/index.js'
 import { toNodemailer } from './compose.js'
 import { dkimSignMessage } from './dkim-sign.js'
 import type { OutgoingMail } from './mailer.js'
@@ -10,6 +11,136 @@ const CRLF = '\r\n'
 /** A text part, quoted-printable (always valid, and readable for the mostly-ASCII text of mail). */
 function textPart(type: 'text/plain' | 'text/html', content: string) {
   return { type: `${type}; charset=utf-8`, body: qpEncodeText(content) }
+}
+
+const MULTIPART = 'multipart/alternative'
+
+/** MimeNode's own encoder of one header value (public in nodemailer, missing from its types). */
+interface HeaderEncoder {
+  encodeHeaderValue(key: string, value: unknown): string
+  _normalizeHeaderKey(key: string): string
+}
+const encoder = new MimeNode() as unknown as HeaderEncoder
+
+/**
+ * Header lines that repeat from message to message (a campaign's From, Reply-To, List-Unsubscribe-Post, its
+ * Content-Type), as MimeNode writes them; bounded, a thread builds the mail of a few contents at a time.
+ */
+const knownLines = new Map<string, string>()
+const KNOWN_LINES_MAX = 256
+
+function remembered(key: string, make: () => string): string {
+  let line = knownLines.get(key)
+  if (line === undefined) {
+    line = make()
+    if (knownLines.size >= KNOWN_LINES_MAX) knownLines.clear()
+    knownLines.set(key, line)
+  }
+  return line
+}
+
+/** Header names as MimeNode.setHeader writes them (`x-campaign` → `X-Campaign`), once per name. */
+function normalKey(key: string): string {
+  return remembered(`\0key\0${key}`, () => encoder._normalizeHeaderKey(key))
+}
+
+/**
+ * Names the fast header block writes itself, or that MimeNode treats apart: a message whose extra headers
+ * name one of them is built by MimeNode as before (transactional mail may carry headers of the caller's).
+ */
+const OWN_NAMES = new Set([
+  'From',
+  'To',
+  'Reply-To',
+  'Subject',
+  'Message-ID',
+  'Date',
+  'MIME-Version',
+  'Content-Type',
+  'Content-Transfer-Encoding',
+  'Content-Disposition',
+  'Bcc',
+  'Cc',
+  'Sender',
+])
+
+/** Headers whose values repeat across a campaign's messages: their lines are encoded once. */
+const REPEATING = new Set(['From', 'Reply-To', 'List-Unsubscribe-Post'])
+
+/** One header line as MimeNode.buildHeaders writes it: the value encoded, folded at 76 columns; '' when empty. */
+function headerLine(key: string, value: unknown): string {
+  const encoded = encoder.encodeHeaderValue(key, value)
+  return encoded.trim() ? foldLines(`${key}: ${encoded}`, 76) : ''
+}
+
+// A stand-in of the boundary's shape: folding depends on lengths and character classes only, so the
+// Content-Type line made with it once takes each message's own boundary in its place.
+const SAMPLE_UUID = '00000000-0000-4000-8000-000000000000'
+
+/** The Content-Type line (and its Content-Transfer-Encoding, for a single part), once per type. */
+function contentTypeLines(type: string, unique: string, single: boolean): { before: string; last: string } {
+  const lines = remembered(`\0ct\0${type}\0${single}`, () => {
+    const root = new MimeNode(single ? type : `${type}; boundary="--_TdS-${SAMPLE_UUID}"`, {
+      baseBoundary: SAMPLE_UUID,
+    })
+    if (single) root.setHeader('Content-Transfer-Encoding', 'quoted-printable')
+    root.setHeader('Date', 'x')
+    root.setHeader('Message-ID', '<x>')
+    root.setHeader('MIME-Version', '1.0')
+    return root.buildHeaders()
+  })
+  const at = lines.indexOf('\r\nContent-Type: ')
+  const cte = lines.slice(0, lines.indexOf('\r\nDate: '))
+  const last = lines.slice(at + 2)
+  return { before: single ? cte : '', last: single ? last : last.replace(SAMPLE_UUID, unique) }
+}
+
+let dateSecond = -1
+let dateValue = ''
+
+/** The Date header's value as MimeNode writes it, made once a second. */
+function dateNow(): string {
+  const now = Date.now()
+  const second = Math.floor(now / 1000)
+  if (second !== dateSecond) {
+    dateSecond = second
+    dateValue = new Date(now).toUTCString().replace(/GMT/, '+0000')
+  }
+  return dateValue
+}
+
+/**
+ * The header block MimeNode.buildHeaders would write for these headers (same encoders, same order: a single
+ * part's Content-Transfer-Encoding first, then the headers as given, Date, MIME-Version, Content-Type last),
+ * without building a MIME tree per message and with the lines that repeat encoded once (profiled: MimeNode's
+ * header building was about a seventh of a signing thread's time). Checked byte for byte against MimeNode in
+ * the tests.
+ */
+export function headerBlock(
+  headers: [string, unknown][],
+  type: string,
+  unique: string,
+  single: boolean,
+): string {
+  const { before, last } = contentTypeLines(type, unique, single)
+  const out: string[] = before ? [before] : []
+  for (const [key, value] of headers) {
+    const line = REPEATING.has(key)
+      ? remembered(`${key}\0${JSON.stringify(value)}`, () => headerLine(key, value))
+      : headerLine(key, value)
+    if (line) out.push(line)
+  }
+  out.push(`Date: ${dateNow()}`, 'MIME-Version: 1.0', last)
+  return out.join(CRLF)
+}
+
+/** The header block as MimeNode builds it: for messages whose extra headers name one of OWN_NAMES. */
+export function mimeNodeHeaders(headers: [string, unknown][], type: string, unique: string, single: boolean) {
+  const root = new MimeNode(single ? type : `${type}; boundary="--_TdS-${unique}"`, { baseBoundary: unique })
+  // Without content of its own, MimeNode leaves the transfer encoding to us.
+  if (single) root.setHeader('Content-Transfer-Encoding', 'quoted-printable')
+  for (const [k, v] of headers) root.setHeader(k, v as string)
+  return root.buildHeaders()
 }
 
 /**
@@ -36,21 +167,23 @@ export function buildRawMessage(
   const unique = randomUUID()
   const boundary = `--_TdS-${unique}`
   const single = parts.length === 1 ? parts[0]! : undefined
-  const root = new MimeNode(single ? single.type : `multipart/alternative; boundary="${boundary}"`, {
-    baseBoundary: unique,
-  })
-  // Without content of its own, MimeNode leaves the transfer encoding to us.
-  if (single) root.setHeader('Content-Transfer-Encoding', 'quoted-printable')
+  const extra = Object.entries((opts.headers ?? {}) as Record<string, string>).map(
+    ([k, v]): [string, unknown] => [normalKey(k), v],
+  )
+  const fast = extra.every(([k], i) => !OWN_NAMES.has(k) && extra.findIndex(([o]) => o === k) === i)
   // MimeNode takes address objects (as MailComposer gives it) though its types only list strings; objects
   // keep a display name with commas or quotes from being parsed as more addresses.
-  const addresses = (v: unknown) => v as string
-  root.setHeader('From', addresses(opts.from))
-  root.setHeader('To', addresses(opts.to))
-  if (opts.replyTo) root.setHeader('Reply-To', addresses(opts.replyTo))
-  root.setHeader('Subject', String(opts.subject ?? ''))
-  root.setHeader('Message-ID', String(opts.messageId))
-  for (const [k, v] of Object.entries((opts.headers ?? {}) as Record<string, string>)) root.setHeader(k, v)
-
+  const headers: [string, unknown][] = [
+    ['From', opts.from],
+    ['To', opts.to],
+    ...(opts.replyTo ? [['Reply-To', opts.replyTo] as [string, unknown]] : []),
+    ['Subject', String(opts.subject ?? '')],
+    ['Message-ID', String(opts.messageId)],
+  ]
+  const type = single ? single.type : MULTIPART
+  const head = fast
+    ? headerBlock([...headers, ...extra], type, unique, !!single)
+    : mimeNodeHeaders([...headers, ...Object.entries(opts.headers ?? {})], type, unique, !!single)
   const body = single
     ? single.body
     : parts
@@ -60,6 +193,6 @@ export function buildRawMessage(
             `${CRLF}${CRLF}${p.body}${CRLF}`,
         )
         .join('') + `--${boundary}--${CRLF}`
-  const raw = `${root.buildHeaders()}${CRLF}${CRLF}${body}`
+  const raw = `${head}${CRLF}${CRLF}${body}`
   return { raw: mail.dkim ? dkimSignMessage(raw, mail.dkim) : raw, messageId: String(opts.messageId) }
 }

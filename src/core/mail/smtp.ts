@@ -1,17 +1,14 @@
-import nodemailer from 'nodemailer'
 import type { Mailer } from './mailer.js'
-import { toNodemailer } from './compose.js'
 import { createRawSmtpPool } from './smtp-raw-pool.js'
 
 export interface SmtpOptions {
   url: string
-  messageIdDomain: string
   maxConnections?: number
 }
 
 /**
- * Pooled SMTP relay client: nodemailer's pool for mail it composes, a pool of bare sessions for mail that
- * comes ready-made (sendRaw); each keeps up to `maxConnections` sessions.
+ * Pooled SMTP relay client: a pool of bare sessions of our own (smtp-session.ts), up to `maxConnections`, for
+ * the messages the one sender builds and signs on its threads.
  */
 export function createSmtpMailer(opts: SmtpOptions): Mailer {
   const url = new URL(opts.url)
@@ -29,26 +26,9 @@ export function createSmtpMailer(opts: SmtpOptions): Mailer {
   }
   // A relay on the same host often has no certificate for "localhost"; STARTTLS stays opportunistic.
   const rejectUnauthorized = url.searchParams.get('tls_verify') !== '0' && url.hostname !== '127.0.0.1'
-  const transport = nodemailer.createTransport({
-    pool: true,
-    ...relay,
-    maxMessages: Infinity,
-    tls: { rejectUnauthorized },
-  })
   const rawPool = createRawSmtpPool({ ...relay, rejectUnauthorized })
   return {
-    async send(mail) {
-      const info = await transport.sendMail(toNodemailer(mail, opts.messageIdDomain))
-      return {
-        messageId: info.messageId,
-        accepted: info.accepted.map(String),
-        rejected: info.rejected.map(String),
-      }
-    },
     sendRaw: (envelope, raw, messageId) => rawPool.send(envelope, raw, messageId),
-    async close() {
-      transport.close()
-      await rawPool.close()
-    },
+    close: () => rawPool.close(),
   }
 }

@@ -36,6 +36,11 @@ function makeTrackingLinks(publicUrl: string, linkSecret: string) {
   return {
     open: (messageId: number) => `${base}/t/o/${s('open', String(messageId))}.gif`,
     click: (messageId: number, index: number) => `${base}/t/c/${s('click', `${messageId}.${index}`)}`,
+    /**
+     * A tracked link whose target was picked for this message as it was rendered (a product recommendation):
+     * not one of the mail's links by index, so the target rides in the signed token.
+     */
+    clickTo: (messageId: number, url: string) => `${base}/t/c/${s('click', `${messageId}.u:${url}`)}`,
     unsubscribe: (messageId: number) => `${base}/u/${s('unsub', String(messageId))}`,
     webVersion: (messageId: number) => `${base}/w/${s('web', String(messageId))}`,
     /** A campaign's public web version (`archive_url`), for nobody in particular. */
@@ -56,10 +61,16 @@ export function readMessageToken(ctx: LinkCtx, purpose: string, token: string): 
   return payload && ID.test(payload) ? Number(payload) : null
 }
 
-export function readClickToken(ctx: LinkCtx, token: string): { messageId: number; index: number } | null {
+export type ClickRef = { messageId: number; index: number } | { messageId: number; url: string }
+
+/** A click link's message and its link by index (`click`) or its own target (`clickTo`); null when tampered. */
+export function readClickToken(ctx: LinkCtx, token: string): ClickRef | null {
   const payload = verifyToken(ctx.linkSecret, 'click', token)
-  const m = payload ? /^([1-9]\d{0,17})\.(\d{1,4})$/.exec(payload) : null
-  return m ? { messageId: Number(m[1]), index: Number(m[2]) } : null
+  if (!payload) return null
+  const m = /^([1-9]\d{0,17})\.(\d{1,4})$/.exec(payload)
+  if (m) return { messageId: Number(m[1]), index: Number(m[2]) }
+  const t = /^([1-9]\d{0,17})\.u:(https?:\/\/.+)$/is.exec(payload)
+  return t ? { messageId: Number(t[1]), url: t[2]! } : null
 }
 
 /** The open pixel at the end of the body (or of the document when it has no `</body>`). */

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { signToken } from '../ids.js'
 import { createSmtpMailer } from './smtp.js'
+import { buildRawMessage } from './raw-message.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { parseVerpAddress, verpAddress } from './verp.js'
 
@@ -106,16 +107,19 @@ describe('VERP addresses', () => {
 
   it('survives a real SMTP transaction as the envelope sender, unchanged', async () => {
     const sink = await startSmtpSink()
-    const mailer = createSmtpMailer({ url: sink.url, messageIdDomain: 'tidings.test' })
+    const mailer = createSmtpMailer({ url: sink.url })
     try {
       const returnPath = verpAddress(SECRET, 'm9007199254740991', 'bounce.tidings.test')
-      await mailer.send({
-        from: { address: 'news@shop.example.com' },
-        to: [{ address: 'jan@example.org' }],
-        subject: 'VERP',
-        text: 'hello',
-        returnPath,
-      })
+      const { raw, messageId } = buildRawMessage(
+        {
+          from: { address: 'news@shop.example.com' },
+          to: [{ address: 'jan@example.org' }],
+          subject: 'VERP',
+          text: 'hello',
+        },
+        'tidings.test',
+      )
+      await mailer.sendRaw({ from: returnPath, to: ['jan@example.org'] }, Buffer.from(raw), messageId)
       const [message] = await sink.waitFor(1)
       assert.equal(message?.envelopeFrom, returnPath)
       assert.equal(parseVerpAddress(SECRET, message?.envelopeFrom ?? ''), 'm9007199254740991')

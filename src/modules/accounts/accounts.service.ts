@@ -15,6 +15,7 @@ export interface CreatedAccount {
 export function createAccountService(ctx: Pick<AppContext, 'db' | 'clock'>) {
   const { db } = ctx
   const cache = keyCacheFor(db)
+  const resolving = new Map<string, ReturnType<typeof repo.findAccountByKeyHash>>()
   return {
     async createAccount(name: string, plan: Plan): Promise<CreatedAccount> {
       const apiKey = newApiKey()
@@ -47,11 +48,19 @@ export function createAccountService(ctx: Pick<AppContext, 'db' | 'clock'>) {
       }
     },
 
-    /** Wall-clock time on purpose: the cache's lifetime is real time, whatever a test's clock says. */
+    /**
+     * Wall-clock time on purpose: the cache's lifetime is real time, whatever a test's clock says. Requests that
+     * miss together (every connection of a client, the moment the entry expires) share one lookup.
+     */
     async resolveKey(keyHash: string) {
       const cached = cache.get(keyHash, Date.now())
       if (cached) return cached
-      const account = await repo.findAccountByKeyHash(db, keyHash)
+      let pending = resolving.get(keyHash)
+      if (!pending) {
+        pending = repo.findAccountByKeyHash(db, keyHash).finally(() => resolving.delete(keyHash))
+        resolving.set(keyHash, pending)
+      }
+      const account = await pending
       if (account) cache.set(keyHash, account, Date.now())
       return account
     },

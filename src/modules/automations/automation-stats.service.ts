@@ -1,20 +1,11 @@
 import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
-import { toPage } from '../../core/db/pagination.js'
-import { normalizeEmail } from '../../core/http/email.js'
 import { notFound } from '../../core/http/errors.js'
 import { parseFromDate, parseStatsRange, type StatsRange } from '../../core/http/stats-range.js'
-import { deliveryOf, percent } from '../events/index.js'
+import { deliveryOf, percent, readScopeCounters, scopeConversions, readStatsDetail } from '../events/index.js'
 import { findPipeline } from '../pipelines/index.js'
+import { pipelineRangeCounts, pipelineRunCounts } from './automation-stats.repo.js'
 import {
-  pipelineConversions,
-  pipelineCounters,
-  pipelineDetailPage,
-  pipelineRangeCounts,
-  pipelineRunCounts,
-} from './automation-stats.repo.js'
-import {
-  DEFAULT_STATS_DETAIL_PAGE,
   type PipelineDetailQueryT,
   type PipelineStatsQueryT,
   type PipelineStatsT,
@@ -32,9 +23,9 @@ export async function readPipelineStats(
   range?: StatsRange,
 ): Promise<PipelineStatsT> {
   const [c, runs, conv, inRange] = await Promise.all([
-    pipelineCounters(ex, pipelineId),
+    readScopeCounters(ex, { pipelineId }),
     pipelineRunCounts(ex, pipelineId),
-    pipelineConversions(ex, accountId, pipelineId),
+    scopeConversions(ex, { pipelineId }),
     range ? pipelineRangeCounts(ex, pipelineId, range.from, range.to) : undefined,
   ])
   const send = deliveryOf(c)
@@ -89,28 +80,13 @@ export function createAutomationStatsService(ctx: Ctx) {
     async detail(accountId: number, pipelineId: number, query: PipelineDetailQueryT) {
       const from = parseFromDate(query.from_date, ctx.clock.now())
       const id = await ownPipeline(accountId, pipelineId)
-      const page = toPage(query.page, query.per_page, DEFAULT_STATS_DETAIL_PAGE)
-      const email = query.email === undefined ? undefined : normalizeEmail(query.email)
-      const { rows, total } = await pipelineDetailPage(
+      return readStatsDetail(
         ctx.db,
-        accountId,
-        id,
-        { email, event: query.event, from },
-        page.perPage,
-        page.offset,
+        { pipelineId: id },
+        query,
+        from,
+        `${ctx.config.publicUrl}/pipelines/${id}/stats-detail`,
       )
-      const subscribers: Record<string, Omit<(typeof rows)[number], 'email'>> = {}
-      for (const { email: address, ...counts } of rows) subscribers[address] = counts
-      let next: string | null = null
-      if (page.offset + page.perPage < total) {
-        const params = new URLSearchParams({ page: String(page.page + 1) })
-        if (page.perPage !== DEFAULT_STATS_DETAIL_PAGE) params.set('per_page', String(page.perPage))
-        if (email !== undefined) params.set('email', email)
-        if (query.event !== undefined) params.set('event', query.event)
-        if (query.from_date) params.set('from_date', query.from_date.trim())
-        next = `${ctx.config.publicUrl}/pipelines/${id}/stats-detail?${params.toString()}`
-      }
-      return { total, per_page: page.perPage, next_page_url: next, subscribers }
     },
   }
 }

@@ -35,6 +35,12 @@ export const automationRuns = pgTable(
     endedAt: timestamp('ended_at', { withTimezone: true }),
     /** Why a run ended or stopped (end node, unsubscribed, node removed, pipeline deleted...). */
     endReason: text('end_reason'),
+    /**
+     * A branch: a node whose port listed several ids forked the run; every branch of one trigger names the
+     * trigger's first run here (null on that run itself). The log's `trigger_id` and the statistics count
+     * triggers, not branches.
+     */
+    rootRunId: bigint('root_run_id', { mode: 'number' }),
   },
   (t) => [
     // The claim: due active runs, oldest due first.
@@ -43,6 +49,9 @@ export const automationRuns = pgTable(
       .where(sql`${t.status} = 'active'`),
     index('automation_runs_pipeline_idx').on(t.pipelineId, t.contactId),
     index('automation_runs_contact_idx').on(t.accountId, t.email),
+    index('automation_runs_root_idx')
+      .on(t.rootRunId)
+      .where(sql`${t.rootRunId} IS NOT NULL`),
   ],
 )
 

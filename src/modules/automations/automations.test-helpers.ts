@@ -1,11 +1,29 @@
 import { sql } from 'drizzle-orm'
-import type { TestApp } from '../../../test/helpers/app.js'
+import { startTestApp, type TestApp, type TestAppOptions } from '../../../test/helpers/app.js'
 import type { SmtpSink, SinkMessage } from '../../../test/helpers/smtp-sink.js'
+import { ManualClock } from '../../core/clock.js'
 import { queryRows } from '../../core/db/sql.js'
 import { insertPipeline, type PipelineNode, type PipelineTrigger } from '../pipelines/index.js'
 import { runAutomations } from './index.js'
 
-/** Fixtures of the engine tests: a list, a template, pipelines written straight to the table. */
+/** Fixtures of the engine tests: the app on a manual clock, a list, a template, pipelines written straight to the table. */
+
+/** Where every engine test's clock starts. */
+export const START = new Date('2026-05-04T08:00:00Z')
+
+/**
+ * The app every engine test runs: a manual clock at START (multi-day flows in milliseconds) and mail to
+ * `sink`. The sink is the caller's, started at file level so that it closes after the app (the app's pooled
+ * SMTP connections would hold its close otherwise).
+ */
+export async function startAutomationApp(
+  sink: SmtpSink,
+  config: TestAppOptions['config'] = {},
+): Promise<{ t: TestApp; clock: ManualClock }> {
+  const clock = new ManualClock(START)
+  const t = await startTestApp({ config: { smtpUrl: sink.url, ...config }, clock })
+  return { t, clock }
+}
 
 export async function createList(t: TestApp, body: Record<string, unknown> = {}): Promise<number> {
   const res = await t.req('POST', '/lists', {

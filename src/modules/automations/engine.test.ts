@@ -1,8 +1,10 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { ManualClock } from '../../core/clock.js'
-import { startTestApp } from '../../../test/helpers/app.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
+import { sql } from 'drizzle-orm'
+import { queryRows } from '../../core/db/sql.js'
+import { startSender } from '../delivery/index.js'
+import { sendOutcomes } from '../outcomes/index.js'
 import {
   createList,
   createPipeline,
@@ -15,14 +17,14 @@ import {
   settle,
   subscribe,
   tagsOf,
+  startAutomationApp,
 } from './automations.test-helpers.js'
 
 // At file level so it closes after the app (the app's pooled SMTP connections would hold its close).
 const sink = await startSmtpSink()
 
 describe('automation engine: a multi-day flow', async () => {
-  const clock = new ManualClock(new Date('2026-05-04T08:00:00Z'))
-  const t = await startTestApp({ config: { smtpUrl: sink.url }, clock })
+  const { t, clock } = await startAutomationApp(sink)
   const listId = await createList(t)
   const welcome = await createTemplate(t, '<p>Welcome *|name|*</p>', 'Welcome *|name|*')
   const followUp = await createTemplate(t, '<p>Still there, *|name|*?</p>', 'Follow-up')
@@ -103,5 +105,33 @@ describe('automation engine: a multi-day flow', async () => {
     await subscribe(t, listId, 'plain@example.cz', {}, { resubscribe: true })
     await settle(t)
     assert.equal((await runsOf(t, pipelineId)).length, 2)
+  })
+
+  it("wakes this process's senders once a mail node's transaction has committed", async () => {
+    const p = await createPipeline(
+      t,
+      listId,
+      [node('m', 'mail', { template: welcome }, { default: ['e'] }), node('e', 'end')],
+      { trigger: { type: 'api' } },
+    )
+    // A sender with no loop of its own, whose wake is counted; each wake reads the node's mail rows from the
+    // pool, which sees them only once the node's transaction has committed.
+    const sender = startSender(t.ctx, { loop: false, outcomes: sendOutcomes })
+    const seen: Promise<number>[] = []
+    sender.wake = () => {
+      seen.push(
+        queryRows<{ n: number }>(
+          t.ctx.db,
+          sql`SELECT count(*)::int AS n FROM messages WHERE pipeline_id = ${p}`,
+        ).then((rows) => rows[0]!.n),
+      )
+    }
+    try {
+      await t.req('POST', `/pipelines/${p}/trigger`, { body: { email: 'vip@example.cz' } })
+      await settle(t)
+      assert.deepEqual(await Promise.all(seen), [1])
+    } finally {
+      await sender.stop()
+    }
   })
 })

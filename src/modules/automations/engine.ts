@@ -1,4 +1,5 @@
 import { createOutboundHttp, type OutboundHttp } from '../../core/net/outbound.js'
+import { wakeSenders } from '../delivery/index.js'
 import {
   nextIds,
   pipelineById,
@@ -6,15 +7,29 @@ import {
   type PipelineNode,
   type PipelineRow,
 } from '../pipelines/index.js'
-import { evaluateCondition } from './conditions.js'
+import { evaluateConditionBatch } from './conditions.js'
 import { loadSubjects, type Subject } from './node-effects.repo.js'
-import { EXECUTORS, goalsPassed, type EngineCtx, type NodeEnv, type Outcome, type Prepared } from './nodes.js'
+import {
+  conditionSubject,
+  EXECUTORS,
+  goalsPassed,
+  type EngineCtx,
+  type NodeEnv,
+  type Outcome,
+  type Prepared,
+} from './nodes.js'
 import {
   claimDueRuns,
+  activeBranches,
+  branchGoals,
+  insertBranches,
   insertLogEntries,
   lockClaimed,
+  lockTriggers,
   moveRuns,
+  type BranchGoals,
   type ClaimedRun,
+  type NewBranch,
   type LogEntry,
   type RunMove,
 } from './runs.repo.js'
@@ -35,6 +50,26 @@ export interface Engine {
   runOnce(maxRounds?: number): Promise<number>
   start(): void
   stop(): Promise<void>
+}
+
+/**
+ * Active runs one trigger may have at once. A node whose port lists several ids forks the run (api.md: `next`
+ * holds the ids of the follow-up nodes): the run goes on to the first, a branch starts at each other one; a
+ * fork past this many is logged (`branches_dropped`) and not started.
+ */
+export const MAX_BRANCHES = 20
+
+/** Why a branch ends when another branch of its trigger met a goal first. */
+const GOAL_ELSEWHERE = 'goal met in another branch'
+
+/** A run that forked or was forked: its goals are its trigger's. */
+const isBranch = (r: ClaimedRun) => r.rootId !== r.id || r.state.branched === true
+const rootsOf = (runs: ClaimedRun[]) => [...new Set(runs.map((r) => r.rootId))]
+
+/** Another branch of r's trigger met a goal r has not passed (r is on a path the trigger has left). */
+function goalMetElsewhere(r: ClaimedRun, shared: BranchGoals[]): boolean {
+  const passed = goalsPassed(r.state)
+  return shared.some((b) => b.root === r.rootId && b.id !== r.id && b.met.some((g) => !passed.includes(g)))
 }
 
 /** Why a run stops or ends without its node executing. */
@@ -65,30 +100,38 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
   ): LogEntry => ({
     accountId: r.accountId,
     pipelineId: p.id,
-    runId: r.id,
+    runId: r.rootId,
     actionId: node,
     email: r.email,
     props,
     next,
   })
 
-  /** The goal node a run meets the condition of, when it is not at a goal already. */
-  async function goalMet(p: PipelineRow, node: PipelineNode | undefined, r: ClaimedRun, now: Date) {
-    if (node?.type === 'goal') return undefined
-    const passed = goalsPassed(r.state)
+  /**
+   * The goal node each run meets the condition of (when it is not at a goal already), for the whole group of
+   * runs at once: one condition statement per goal node of the pipeline (evaluateConditionBatch), not one per
+   * run. Goals are tried in graph order and a run jumps to the first it meets, skipping goals it has passed.
+   */
+  async function goalJumps(p: PipelineRow, node: PipelineNode, runs: ClaimedRun[], now: Date) {
+    const jumps = new Map<number, string>()
+    if (node.type === 'goal') return jumps
+    let open = runs
     for (const g of p.actions) {
-      if (g.type !== 'goal' || !g.properties.condition || passed.includes(g.id)) continue
-      const subject = {
-        accountId: p.accountId,
-        pipelineId: p.id,
-        runId: r.id,
-        contactId: r.contactId,
-        email: r.email,
-        runStartedAt: r.startedAt,
-      }
-      if (await evaluateCondition(ctx.db, subject, g.properties.condition as Condition, now)) return g.id
+      if (open.length === 0) break
+      if (g.type !== 'goal' || !g.properties.condition) continue
+      const asking = open.filter((r) => !goalsPassed(r.state).includes(g.id))
+      if (asking.length === 0) continue
+      const met = await evaluateConditionBatch(
+        ctx.db,
+        asking.map((r) => conditionSubject(p, r)),
+        g.properties.condition as Condition,
+        now,
+      )
+      if (met.size === 0) continue
+      for (const r of asking) if (met.has(r.id)) jumps.set(r.id, g.id)
+      open = open.filter((r) => !jumps.has(r.id))
     }
-    return undefined
+    return jumps
   }
 
   async function executeGroup(runs: ClaimedRun[], lease: Date): Promise<void> {
@@ -96,7 +139,10 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
     const pipeline = await pipelineById(ctx.db, first.pipelineId)
     const now = ctx.clock.now()
     const moves: RunMove[] = []
-    const logs: LogEntry[] = []
+    /** Each entry with the run that wrote it (a branch logs under its trigger's id). */
+    const logs: { owner: number; entry: LogEntry }[] = []
+    const log = (r: ClaimedRun, nodeId: string, props: Record<string, unknown>, next: string[] | null) =>
+      logs.push({ owner: r.id, entry: logOf(pipeline!, r, nodeId, props, next) })
     const stopOrEnd = (
       r: ClaimedRun,
       nodeId: string,
@@ -105,9 +151,7 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
       props: Record<string, unknown>,
     ) => {
       const reason = 'stop' in cut ? cut.stop : cut.end
-      logs.push(
-        logOf(pipeline!, r, nodeId, { ...props, ['stop' in cut ? 'stopped' : 'ended']: reason }, null),
-      )
+      log(r, nodeId, { ...props, ['stop' in cut ? 'stopped' : 'ended']: reason }, null)
       moves.push({
         id: r.id,
         nodeId,
@@ -149,7 +193,7 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
     const subjects: Map<number, Subject> = await loadSubjects(ctx.db, pipeline.listId, [
       ...new Set(runs.flatMap((r) => (r.contactId ? [r.contactId] : []))),
     ])
-    const jumps: RunMove[] = []
+    const eligible: ClaimedRun[] = []
     for (const r of runs) {
       if (pipeline.deletedAt) stopOrEnd(r, nodeId, { stop: 'pipeline deleted' }, r.pipelineVersion, {})
       else if (!node)
@@ -161,22 +205,23 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
           type: node.type,
           name: node.properties.name,
         })
-      else {
-        const goal = await goalMet(pipeline, node, r, now)
-        if (goal)
-          jumps.push({
-            id: r.id,
-            nodeId: goal,
-            dueAt: now,
-            status: 'active',
-            state: r.state,
-            version: pipeline.version,
-            endReason: null,
-          })
-        else live.push(r)
-      }
+      else eligible.push(r)
     }
-    moves.push(...jumps)
+    // Branches of one trigger share its goals: a branch ends once another branch met a goal it has not passed.
+    const branched = eligible.filter(isBranch)
+    const shared = branched.length ? await branchGoals(ctx.db, rootsOf(branched)) : []
+    const open: ClaimedRun[] = []
+    for (const r of eligible) {
+      if (isBranch(r) && goalMetElsewhere(r, shared))
+        stopOrEnd(r, nodeId, { end: GOAL_ELSEWHERE }, pipeline.version, {
+          type: node!.type,
+          name: node!.properties.name,
+        })
+      else open.push(r)
+    }
+    const goalOf = node ? await goalJumps(pipeline, node, open, now) : new Map<number, string>()
+    const jumpers = open.filter((r) => goalOf.has(r.id))
+    live.push(...open.filter((r) => !goalOf.has(r.id)))
     let outcomes = new Map<number, Outcome>()
     let prepared: Prepared = new Map()
     const executor = node ? EXECUTORS[node.type] : undefined
@@ -189,7 +234,52 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
         lease,
       )
       const mine = live.filter((r) => ours.has(r.id))
+      // Goal jumps; a branch's jump is decided again under its trigger's lock: of two branches of one trigger
+      // meeting a goal, or a branch meeting one another branch is at, one jumps and the other ends.
+      const branchJumpers = jumpers.filter((r) => isBranch(r) && ours.has(r.id))
+      let sharedNow: BranchGoals[] = []
+      if (branchJumpers.length) {
+        await lockTriggers(tx, rootsOf(branchJumpers))
+        sharedNow = await branchGoals(tx, rootsOf(branchJumpers))
+      }
+      const jumped = new Set<string>()
+      for (const r of jumpers) {
+        const goal = goalOf.get(r.id)!
+        if (isBranch(r)) {
+          const key = `${r.rootId}:${goal}`
+          const there = sharedNow.some(
+            (b) => b.root === r.rootId && b.id !== r.id && (b.activeAt === goal || b.met.includes(goal)),
+          )
+          if (there || jumped.has(key)) {
+            stopOrEnd(r, nodeId, { end: GOAL_ELSEWHERE }, pipeline.version, {
+              type: node!.type,
+              name: node!.properties.name,
+              goal,
+            })
+            continue
+          }
+          jumped.add(key)
+        }
+        moves.push({
+          id: r.id,
+          nodeId: goal,
+          dueAt: now,
+          status: 'active',
+          state: r.state,
+          version: pipeline.version,
+          endReason: null,
+        })
+      }
       if (env && executor && mine.length) outcomes = await executor.execute(env, tx, mine, prepared)
+      // Several ids in the port taken: the run goes on to the first, and a branch starts at each other one.
+      const nextOf = new Map<number, string[]>()
+      for (const r of mine) {
+        const o = outcomes.get(r.id)
+        if (!o?.stay && !o?.end) nextOf.set(r.id, [...new Set(nextIds(node!, o?.port ?? 'default'))])
+      }
+      const forking = mine.filter((r) => (nextOf.get(r.id)?.length ?? 0) > 1)
+      const active = await activeBranches(tx, rootsOf(forking))
+      const branches: NewBranch[] = []
       for (const r of mine) {
         const o = outcomes.get(r.id) ?? { props: { error: 'no outcome' } }
         const props = { type: node!.type, name: node!.properties.name, ...o.props }
@@ -207,7 +297,7 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
           continue
         }
         if (o.end) {
-          logs.push(logOf(pipeline, r, nodeId, props, null))
+          log(r, nodeId, props, null)
           moves.push({
             id: r.id,
             nodeId,
@@ -219,9 +309,17 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
           })
           continue
         }
-        const next = nextIds(node!, o.port ?? 'default')
-        logs.push(logOf(pipeline, r, nodeId, props, next))
-        // A run is at one node: a node leading to several follows the first.
+        const next = nextOf.get(r.id) ?? []
+        const dueAt = o.dueAt ?? now
+        // At most MAX_BRANCHES active runs per trigger (a fork inside a loop with a wait would grow without end).
+        const count = active.get(r.rootId) ?? 1
+        const room = Math.max(0, MAX_BRANCHES - count)
+        const started = next.slice(1, 1 + room)
+        const dropped = next.slice(1 + room)
+        active.set(r.rootId, count + started.length)
+        const onState = started.length ? { ...state, branched: true } : state
+        for (const id of started) branches.push({ parentId: r.id, nodeId: id, dueAt, state: onState })
+        log(r, nodeId, dropped.length ? { ...props, branches_dropped: dropped } : props, next)
         const to = next[0]
         if (to === undefined)
           moves.push({
@@ -237,18 +335,22 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
           moves.push({
             id: r.id,
             nodeId: to,
-            dueAt: o.dueAt ?? now,
+            dueAt,
             status: 'active',
-            state,
+            state: onState,
             version: pipeline.version,
             endReason: null,
           })
       }
       const owned = moves.filter((m) => ours.has(m.id))
-      const ownedLogs = logs.filter((l) => ours.has(l.runId))
+      const ownedLogs = logs.filter((l) => ours.has(l.owner)).map((l) => l.entry)
       await insertLogEntries(tx, ownedLogs, now)
       await moveRuns(tx, owned, now)
+      await insertBranches(tx, branches)
     })
+    // Committed: the sender of this process sends the node's mail now, not on its next idle poll.
+    if (node?.type === 'mail' && [...outcomes.values()].some((o) => o.props.message_id !== undefined))
+      wakeSenders()
   }
 
   /** One round: claims a batch of due runs and executes it group by group; how many runs it claimed. */

@@ -2,3 +2,4 @@ export { automationLog, automationRuns, type RunStatus } from './automations.tab
 export { evaluateCondition, compileCondition, type ConditionSubject } from './conditions.js'
 export { readPipelineStats } from './automation-stats.service.js'
 export { runAutomations } from './engine-runner.js'
+export { eraseAutomationRuns } from './run-erasure.js'

@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryRows } from '../../core/db/sql.js'
 import type { ContactForMerge } from '../messages/index.js'
+import { CONTACT_FIELDS } from '../segments/index.js'
 
 /** The SQL of node effects on subscribers (tags, lists, fields) and what the engine reads about them. */
 
@@ -117,22 +118,11 @@ export async function unsubscribeFromList(
   )
 }
 
-/** Subscriber columns an edit node may write; any other key is a custom field. */
-const EDITABLE = new Set([
-  'name',
-  'surname',
-  'gender',
-  'company',
-  'city',
-  'street',
-  'zip',
-  'country',
-  'phone',
-  'pretitle',
-  'surtitle',
-  'birthday',
-  'nameday',
-])
+/**
+ * Subscriber columns an edit node may write (the contact columns conditions read, but the address, which is
+ * the subscriber's identity); any other key is a custom field.
+ */
+const EDITABLE: ReadonlySet<string> = new Set([...CONTACT_FIELDS].filter((f) => f !== 'email'))
 
 /** Side effect: writes the fields on the contacts: known columns overwritten, the rest merged into custom fields. */
 export async function editFields(

@@ -1,8 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { Webhook } from 'standardwebhooks'
-import { ManualClock } from '../../core/clock.js'
-import { startTestApp } from '../../../test/helpers/app.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { startWebhookReceiver } from '../webhooks/webhook-receiver.test-helpers.js'
 import {
@@ -17,6 +15,7 @@ import {
   settle,
   subscribe,
   tagsOf,
+  startAutomationApp,
 } from './automations.test-helpers.js'
 import { pickVariant } from './nodes.js'
 
@@ -24,10 +23,9 @@ const sink = await startSmtpSink()
 const receiver = await startWebhookReceiver()
 
 describe('automation node types', async () => {
-  const clock = new ManualClock(new Date('2026-05-04T08:00:00Z'))
-  const t = await startTestApp({
-    config: { smtpUrl: sink.url, allowPrivateNetwork: true, smsGatewayUrl: receiver.url('/sms') },
-    clock,
+  const { t, clock } = await startAutomationApp(sink, {
+    allowPrivateNetwork: true,
+    smsGatewayUrl: receiver.url('/sms'),
   })
   const listId = await createList(t)
   const subscriber = async (email: string) => {
@@ -215,5 +213,152 @@ describe('automation node types', async () => {
     assert.deepEqual(await tagsOf(t, 'goal3@example.cz'), ['after-goal'])
     const goals = (await logOf(t, p)).filter((l) => l.action_id === 'g').map((l) => l.props.goal)
     assert.deepEqual(goals.sort(), ['met', 'met', 'timeout'])
+  })
+
+  it('goal jumps are decided for the whole group of due runs at once: each run jumps exactly when met', async () => {
+    const listId = await createList(t, { name: 'Goal jumps' })
+    const p = await createPipeline(t, listId, [
+      node('w', 'wait', { value: 1, unit: 'days' }, ['x']),
+      node('x', 'tag', { tag: 'walked' }, ['e']),
+      node('e', 'end'),
+      node('ga', 'goal', { condition: { tag: 'a' } }, ['ea']),
+      node('ea', 'end'),
+      node('gb', 'goal', { condition: { tag: 'b' } }, ['eb']),
+      node('eb', 'end'),
+    ])
+    const tags: Record<string, string[]> = {
+      'j0@example.cz': [],
+      'j1@example.cz': ['a'],
+      'j2@example.cz': ['b'],
+      'j3@example.cz': ['a', 'b'],
+      'j4@example.cz': ['c'],
+    }
+    for (const email of Object.keys(tags)) await subscribe(t, listId, email)
+    await settle(t)
+    // All five wait at x, due together: one group, one condition statement per goal.
+    assert.deepEqual(
+      (await runsOf(t, p)).map((r) => r.node_id),
+      ['x', 'x', 'x', 'x', 'x'],
+    )
+    for (const [email, given] of Object.entries(tags))
+      if (given.length)
+        await t.req('PUT', `/lists/${listId}/update-subscriber`, {
+          body: { email, subscriber_data: { tags: given } },
+        })
+    clock.advance(DAY + 1000)
+    await settle(t)
+    const paths = new Map<string, string[]>()
+    for (const l of await logOf(t, p)) {
+      const email = (await runsOf(t, p)).find((r) => r.id === l.run_id)!.email
+      paths.set(email, [...(paths.get(email) ?? []), l.action_id])
+    }
+    assert.deepEqual(Object.fromEntries(paths), {
+      'j0@example.cz': ['w', 'x', 'e'],
+      'j1@example.cz': ['w', 'ga', 'ea'],
+      'j2@example.cz': ['w', 'gb', 'eb'],
+      // Both met: the first goal in graph order, then (from its end node) the other one, each once.
+      'j3@example.cz': ['w', 'ga', 'gb', 'eb'],
+      'j4@example.cz': ['w', 'x', 'e'],
+    })
+    assert.deepEqual(await tagsOf(t, 'j0@example.cz'), ['walked'])
+    assert.deepEqual(await tagsOf(t, 'j1@example.cz'), ['a'])
+  })
+
+  it('several ids in one port fork the run: each branch runs its path once, logged under the one trigger', async () => {
+    const listId = await createList(t, { name: 'Branches' })
+    const p = await createPipeline(t, listId, [
+      node('s', 'tag', { tag: 'start' }, ['a', 'b']),
+      node('a', 'tag', { tag: 'A' }, ['ea']),
+      node('ea', 'end'),
+      node('b', 'wait', { value: 1, unit: 'days' }, ['tb']),
+      node('tb', 'tag', { tag: 'B' }, ['eb']),
+      node('eb', 'end'),
+    ])
+    await subscribe(t, listId, 'fork@example.cz')
+    await settle(t)
+    const stats = async () =>
+      (await t.req('GET', `/pipelines/${p}/stats`)).body.stats as Record<string, number>
+    let runs = await runsOf(t, p)
+    assert.deepEqual(
+      runs.map((r) => [r.status, r.node_id]),
+      [
+        ['ended', 'ea'],
+        ['active', 'tb'],
+      ],
+    )
+    // One trigger, not yet ended: a branch is still waiting.
+    assert.deepEqual([(await stats()).triggered, (await stats()).ended], [1, 0])
+    clock.advance(DAY + 1000)
+    await settle(t)
+    assert.deepEqual(await tagsOf(t, 'fork@example.cz'), ['start', 'A', 'B'])
+    runs = await runsOf(t, p)
+    assert.deepEqual(
+      runs.map((r) => r.status),
+      ['ended', 'ended'],
+    )
+    const log = await logOf(t, p)
+    // Each node once (the two branches' entries interleave in any order).
+    assert.deepEqual(log.map((l) => [l.action_id, l.next]).sort(), [
+      ['a', ['ea']],
+      ['b', ['tb']],
+      ['ea', null],
+      ['eb', null],
+      ['s', ['a', 'b']],
+      ['tb', ['eb']],
+    ])
+    // Every entry carries the trigger's id (the first run), whichever branch wrote it.
+    assert.deepEqual([...new Set(log.map((l) => l.run_id))], [runs[0]!.id])
+    assert.deepEqual([(await stats()).triggered, (await stats()).ended], [1, 1])
+  })
+
+  it("branches share their trigger's goals: one jumps, the others end; none goes on down its old path", async () => {
+    const listId = await createList(t, { name: 'Branch goals' })
+    const graph = (second: number) => [
+      node('s', 'note', {}, ['w1', 'w2']),
+      node('w1', 'wait', { value: 1, unit: 'days' }, ['m1']),
+      node('m1', 'tag', { tag: 'reminder1' }, ['e1']),
+      node('e1', 'end'),
+      node('w2', 'wait', { value: second, unit: 'days' }, ['m2']),
+      node('m2', 'tag', { tag: 'reminder2' }, ['e2']),
+      node('e2', 'end'),
+      node('g', 'goal', { condition: { tag: 'bought' } }, ['tg']),
+      node('tg', 'tag', { tag: 'after-goal' }, ['eg']),
+      node('eg', 'end'),
+    ]
+    // Waits of one and two days: the later branch finds the goal met by the other and ends.
+    const later = await createPipeline(t, listId, graph(2))
+    // Equal waits: both branches meet the goal at once; one jumps.
+    const together = await createPipeline(t, listId, graph(1))
+    await subscribe(t, listId, 'branchgoal@example.cz')
+    await settle(t)
+    await t.req('PUT', `/lists/${listId}/update-subscriber`, {
+      body: { email: 'branchgoal@example.cz', subscriber_data: { tags: ['bought'] } },
+    })
+    clock.advance(DAY + 1000)
+    await settle(t)
+    clock.advance(DAY)
+    await settle(t)
+    assert.deepEqual(await tagsOf(t, 'branchgoal@example.cz'), ['bought', 'after-goal'])
+    for (const p of [later, together]) {
+      const log = await logOf(t, p)
+      assert.deepEqual(
+        log
+          .filter((l) => ['g', 'tg', 'eg', 'm1', 'm2'].includes(l.action_id) && !l.props.ended)
+          .map((l) => l.action_id),
+        ['g', 'tg', 'eg'],
+        `pipeline ${p}`,
+      )
+      // The other branch ends where it stood (logged there), its reminder not executed.
+      const cut = log.filter((l) => l.props.ended === 'goal met in another branch')
+      assert.equal(cut.length, 1, `pipeline ${p}`)
+      assert.ok(['m1', 'm2'].includes(cut[0]!.action_id), `pipeline ${p}`)
+      const runs = await runsOf(t, p)
+      assert.deepEqual(
+        runs.map((r) => r.status),
+        ['ended', 'ended'],
+      )
+      const stats = (await t.req('GET', `/pipelines/${p}/stats`)).body.stats as Record<string, number>
+      assert.deepEqual([stats.triggered, stats.ended], [1, 1])
+    }
   })
 })

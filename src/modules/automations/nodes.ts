@@ -206,10 +206,11 @@ const wait: NodeExecutor = {
   },
 }
 
-function subjectOf(env: NodeEnv, r: ClaimedRun) {
+/** What a condition is evaluated on for run `r` of pipeline `p` (check and goal nodes, goal jumps). */
+export function conditionSubject(p: Pick<PipelineRow, 'accountId' | 'id'>, r: ClaimedRun) {
   return {
-    accountId: env.pipeline.accountId,
-    pipelineId: env.pipeline.id,
+    accountId: p.accountId,
+    pipelineId: p.id,
     runId: r.id,
     contactId: r.contactId,
     email: r.email,
@@ -230,7 +231,7 @@ async function evaluateAll(
   if (!condition || runs.length === 0) return out
   const met = await evaluateConditionBatch(
     env.ctx.db,
-    runs.map((r) => subjectOf(env, r)),
+    runs.map((r) => conditionSubject(env.pipeline, r)),
     condition,
     env.now,
   )
@@ -338,7 +339,7 @@ const webhook: NodeExecutor = {
                   email: run.email,
                   pipeline_id: pipeline.id,
                   action_id: node.id,
-                  trigger_id: String(run.id),
+                  trigger_id: String(run.rootId),
                 },
               )
         // The same id on every retry of one run's call, so the receiver can deduplicate.
@@ -424,7 +425,9 @@ const goal: NodeExecutor = {
       // A goal passed (met or timed out) is never jumped to again.
       const passed = { ...r.state, goalsPassed: [...goalsPassed(r.state), env.node.id] }
       if (met.get(r.id) === true) {
-        out.set(r.id, { props: { goal: 'met' }, state: passed })
+        // Met goals are shared by the branches of the run's trigger (engine.ts).
+        const goalsMet = Array.isArray(r.state.goalsMet) ? (r.state.goalsMet as string[]) : []
+        out.set(r.id, { props: { goal: 'met' }, state: { ...passed, goalsMet: [...goalsMet, env.node.id] } })
         continue
       }
       const since = Number(

@@ -1,9 +1,8 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql } from 'drizzle-orm'
-import { ManualClock } from '../../core/clock.js'
-import { startTestApp } from '../../../test/helpers/app.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
+import { queryRows } from '../../core/db/sql.js'
 import type { PipelineNode } from '../pipelines/index.js'
 import {
   createList,
@@ -17,13 +16,13 @@ import {
   settle,
   subscribe,
   tagsOf,
+  startAutomationApp,
 } from './automations.test-helpers.js'
 
 const sink = await startSmtpSink()
 
 describe('automation runs across edits, pauses, deletes and unsubscribes', async () => {
-  const clock = new ManualClock(new Date('2026-05-04T08:00:00Z'))
-  const t = await startTestApp({ config: { smtpUrl: sink.url }, clock })
+  const { t, clock } = await startAutomationApp(sink)
   const tpl = await createTemplate(t, '<p>Hello</p>', 'Hello')
   const edit = (id: number, actions: PipelineNode[]) =>
     t.ctx.db.execute(
@@ -125,5 +124,47 @@ describe('automation runs across edits, pauses, deletes and unsubscribes', async
         ['bounced@example.cz', 'ended', 'end of branch'],
       ],
     )
+  })
+
+  it('a GDPR erasure pseudonymises the runs and log as it does the mail log, and stops the runs', async () => {
+    const listId = await createList(t)
+    const p = await createPipeline(t, listId, [
+      node('m', 'mail', { template: tpl }, { default: ['w'] }),
+      ...waitThen([node('x', 'tag', { tag: 'after' })]),
+    ])
+    await subscribe(t, listId, 'forget@example.cz')
+    await subscribe(t, listId, 'keep@example.cz')
+    await settle(t)
+    await mailsTo(sink, 'forget@example.cz', 1)
+    const res = await t.req('DELETE', '/subscribers/forget@example.cz/delete')
+    assert.equal(res.status, 200)
+    clock.advance(DAY + 1000)
+    await settle(t)
+    const [mail] = await queryRows<{ email: string }>(
+      t.ctx.db,
+      sql`SELECT email FROM messages WHERE pipeline_id = ${p} AND email <> 'keep@example.cz'`,
+    )
+    const stand = mail!.email
+    assert.match(stand, /^erased-[0-9a-f]+@erased\.invalid$/)
+    const runs = await runsOf(t, p)
+    assert.deepEqual(
+      runs.map((r) => [r.email, r.status, r.end_reason]),
+      [
+        [stand, 'stopped', 'erased'],
+        ['keep@example.cz', 'ended', 'end of branch'],
+      ],
+    )
+    // The log keeps what happened under the stand-in; nothing ran after the erasure.
+    assert.deepEqual(
+      (await logOf(t, p, stand)).map((l) => l.action_id),
+      ['m', 'w'],
+    )
+    assert.deepEqual(await logOf(t, p, 'forget@example.cz'), [])
+    const left = await queryRows<{ n: number }>(
+      t.ctx.db,
+      sql`SELECT ((SELECT count(*) FROM automation_runs WHERE email = 'forget@example.cz')
+                + (SELECT count(*) FROM automation_log WHERE email = 'forget@example.cz'))::int AS n`,
+    )
+    assert.equal(left[0]!.n, 0)
   })
 })

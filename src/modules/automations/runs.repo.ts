@@ -21,6 +21,8 @@ export interface ClaimedRun {
   state: Record<string, unknown>
   startedAt: Date
   dueAt: Date
+  /** The trigger's first run (this run's id unless it is a branch): the log's trigger_id. */
+  rootId: number
 }
 
 interface RunRowRaw {
@@ -34,6 +36,7 @@ interface RunRowRaw {
   state: Record<string, unknown> | string
   started_ms: string | number
   due_ms: string | number
+  root_id: string | number
 }
 
 const toRun = (r: RunRowRaw): ClaimedRun => ({
@@ -47,6 +50,7 @@ const toRun = (r: RunRowRaw): ClaimedRun => ({
   state: typeof r.state === 'string' ? (JSON.parse(r.state) as Record<string, unknown>) : r.state,
   startedAt: new Date(Number(r.started_ms)),
   dueAt: new Date(Number(r.due_ms)),
+  rootId: Number(r.root_id),
 })
 
 /**
@@ -74,7 +78,8 @@ export async function claimDueRuns(
         WHERE r.id = c.id
         RETURNING r.id, r.account_id, r.pipeline_id, r.pipeline_version, r.contact_id, r.email, r.node_id,
                   r.state, (extract(epoch FROM r.started_at) * 1000)::bigint AS started_ms,
-                  (extract(epoch FROM r.due_at) * 1000)::bigint AS due_ms`,
+                  (extract(epoch FROM r.due_at) * 1000)::bigint AS due_ms,
+                  coalesce(r.root_run_id, r.id) AS root_id`,
   )
   return rows.map(toRun).sort((a, b) => a.id - b.id)
 }
@@ -276,3 +281,126 @@ export async function datePipelines(ex: Executor): Promise<DatePipeline[]> {
           AND coalesce(trigger ->> 'field', '') <> ''`,
   )
 }
+
+/**
+ * Side effect (GDPR erasure): the address becomes `pseudonym` on the account's automation runs and log entries,
+ * as it does in the mail and event logs, and the runs still active stop (end reason `erased`), so nothing more
+ * executes for the person. A run being executed meanwhile is row-locked: this waits for its node and then stops it.
+ */
+export async function pseudonymiseRuns(
+  ex: Executor,
+  accountId: number,
+  email: string,
+  pseudonym: string,
+  now: Date,
+): Promise<void> {
+  await ex.execute(
+    sql`UPDATE automation_runs SET email = ${pseudonym},
+          end_reason = CASE WHEN status = 'active' THEN 'erased' ELSE end_reason END,
+          ended_at = CASE WHEN status = 'active' THEN ${ts(now)} ELSE ended_at END,
+          due_at = CASE WHEN status = 'active' THEN NULL ELSE due_at END,
+          status = CASE WHEN status = 'active' THEN 'stopped' ELSE status END,
+          claimed_until = NULL
+        WHERE account_id = ${accountId}::int AND email = ${email}`,
+  )
+  await ex.execute(
+    sql`UPDATE automation_log SET email = ${pseudonym} WHERE account_id = ${accountId}::int AND email = ${email}`,
+  )
+}
+
+export interface NewBranch {
+  /** The run that forked. */
+  parentId: number
+  nodeId: string
+  dueAt: Date
+  state: Record<string, unknown>
+}
+
+/**
+ * Side effect: one new active run per branch, a copy of its parent (subscriber, trigger, start time) at the
+ * branch's node; every branch names the trigger's first run (`root_run_id`). One statement.
+ */
+export async function insertBranches(ex: Executor, branches: readonly NewBranch[]): Promise<void> {
+  if (branches.length === 0) return
+  const rows = branches.map((b) => ({
+    parent_id: b.parentId,
+    node_id: b.nodeId,
+    due_at: b.dueAt.toISOString(),
+    state: b.state,
+  }))
+  await ex.execute(
+    sql`INSERT INTO automation_runs (account_id, pipeline_id, pipeline_version, contact_id, email, trigger_kind,
+                                     status, node_id, due_at, state, started_at, root_run_id)
+        SELECT p.account_id, p.pipeline_id, p.pipeline_version, p.contact_id, p.email, p.trigger_kind, 'active',
+               x.node_id, x.due_at, x.state, p.started_at, coalesce(p.root_run_id, p.id)
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS x(parent_id bigint, node_id text, due_at timestamptz, state jsonb)
+        JOIN automation_runs p ON p.id = x.parent_id`,
+  )
+}
+
+/** The trigger's runs (its first run and every branch) among `roots`; `automation_runs_root_idx`. */
+const ofTriggers = (roots: readonly number[]) =>
+  sql`(id IN ${idsOf(roots)} OR root_run_id IN ${idsOf(roots)})`
+
+/** How many runs of each trigger in `roots` are active (branches count). */
+export async function activeBranches(ex: Executor, roots: readonly number[]): Promise<Map<number, number>> {
+  if (roots.length === 0) return new Map()
+  const rows = await queryRows<{ root: string | number; n: number }>(
+    ex,
+    sql`SELECT coalesce(root_run_id, id) AS root, count(*)::int AS n FROM automation_runs
+        WHERE ${ofTriggers(roots)} AND status = 'active' GROUP BY 1`,
+  )
+  return new Map(rows.map((r) => [Number(r.root), r.n]))
+}
+
+export interface BranchGoals {
+  id: number
+  root: number
+  /** Where it is while active; null once it ended or stopped. */
+  activeAt: string | null
+  /** The goal nodes whose condition it met. */
+  met: string[]
+}
+
+/** Every run of the triggers in `roots`, where it is and which goals it met (branched runs' goal rules). */
+export async function branchGoals(ex: Executor, roots: readonly number[]): Promise<BranchGoals[]> {
+  if (roots.length === 0) return []
+  const rows = await queryRows<{
+    id: string | number
+    root: string | number
+    at: string | null
+    met: unknown
+  }>(
+    ex,
+    sql`SELECT id, coalesce(root_run_id, id) AS root, CASE WHEN status = 'active' THEN node_id END AS at,
+               coalesce(state -> 'goalsMet', '[]'::jsonb) AS met
+        FROM automation_runs WHERE ${ofTriggers(roots)}`,
+  )
+  return rows.map((r) => {
+    const met = typeof r.met === 'string' ? (JSON.parse(r.met) as unknown) : r.met
+    return {
+      id: Number(r.id),
+      root: Number(r.root),
+      activeAt: r.at,
+      met: Array.isArray(met) ? met.map(String) : [],
+    }
+  })
+}
+
+/**
+ * Side effect: serialises, until commit, the goal jumps of branches of the triggers in `roots` (two branches
+ * of one trigger meeting a goal at once jump once). Taken in id order, so two transactions cannot wait on
+ * each other.
+ */
+export async function lockTriggers(ex: Executor, roots: readonly number[]): Promise<void> {
+  if (roots.length === 0) return
+  const sorted = [...new Set(roots)].sort((a, b) => a - b)
+  await ex.execute(
+    sql`SELECT pg_advisory_xact_lock(${AUTOMATION_TRIGGER_LOCK}::int, (r.id % 2147483647)::int)
+        FROM ${idsOf(sorted)} AS r(id) ORDER BY r.id`,
+  )
+}
+
+/** The first key of lockTriggers' advisory locks (the second is the trigger's run id). */
+const AUTOMATION_TRIGGER_LOCK = 1_302_113

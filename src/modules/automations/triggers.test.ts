@@ -1,7 +1,5 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { ManualClock } from '../../core/clock.js'
-import { startTestApp } from '../../../test/helpers/app.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { createEngine } from './engine.js'
 import {
@@ -13,6 +11,7 @@ import {
   runsOf,
   settle,
   subscribe,
+  startAutomationApp,
 } from './automations.test-helpers.js'
 
 const sink = await startSmtpSink()
@@ -21,8 +20,7 @@ const sink = await startSmtpSink()
 const passThrough = [node('n', 'note', {}, ['e']), node('e', 'end')]
 
 describe('automation triggers', async () => {
-  const clock = new ManualClock(new Date('2026-05-04T08:00:00Z'))
-  const t = await startTestApp({ config: { smtpUrl: sink.url }, clock })
+  const { t, clock } = await startAutomationApp(sink)
   const listId = await createList(t)
   const emails = async (pipelineId: number) => (await runsOf(t, pipelineId)).map((r) => r.email)
 

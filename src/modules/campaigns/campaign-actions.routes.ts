@@ -112,6 +112,8 @@ export function campaignActionRoutes(app: ApiApp, ctx: AppContext): void {
         operationId: 'sendCampaignTest',
         tags,
         summary: 'Send test copies (counted in no statistic)',
+        description:
+          'Queues a copy of the campaign as it stands for each address; the sender sends them. Answers once they are queued: `sent` is the number of copies queued.',
         params: IdParams,
         body: Type.Object({ emails: Type.Array(Type.String()) }),
         response: {

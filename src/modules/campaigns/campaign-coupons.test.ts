@@ -231,6 +231,8 @@ describe('coupon codes in campaign mail', async () => {
     const id = await couponCampaign(list, folder)
     const res = await t.req('POST', `/campaigns/${id}/test`, { body: { emails: ['qa@example.cz'] } })
     assert.equal(res.status, 200, res.text)
+    // The copy is a ledger row: the one sender sends it.
+    await sender.runOnce()
     await sink.waitFor(1)
     assert.equal(codeOf(sink.messages[0]!), `TEST-COUPON-${folder}`)
     assert.deepEqual(
@@ -242,6 +244,7 @@ describe('coupon codes in campaign mail', async () => {
     sink.messages.length = 0
     const id2 = await couponCampaign(list, empty)
     await t.req('POST', `/campaigns/${id2}/test`, { body: { emails: ['qa@example.cz'] } })
+    await sender.runOnce()
     await sink.waitFor(1)
     assert.equal(codeOf(sink.messages[0]!), '')
   })

@@ -84,6 +84,8 @@ describe('campaign error field: null unless errored, internal failures, rows fro
     const id = await createCampaign(t, t.account, [list], { subject: 'Copy for *|email|*' })
     const res = await t.req('POST', `/campaigns/${id}/test`, { body: { emails: ['qa@example.cz'] } })
     assert.deepEqual(res.body, { success: true, sent: 1 })
+    // The copy is a ledger row: the one sender sends it.
+    await sender.runOnce()
     const copy = (await outboxMails(path.join(t.dataDir, 'outbox'))).find((m) =>
       toAddresses(m.parsed.to).includes('qa@example.cz'),
     )

@@ -2,7 +2,7 @@ import { findCampaignById } from './campaigns.repo.js'
 import type { AppContext } from '../../core/context.js'
 import { resolveSenderDomain } from '../domains/index.js'
 import { findSegments, segmentMembersSql } from '../segments/index.js'
-import { trackableHtml } from '../delivery/index.js'
+import { CAMPAIGN_DOMAIN_TYPES, trackableHtml } from '../delivery/index.js'
 import {
   errorCampaign,
   finishIfDone,
@@ -16,11 +16,8 @@ import { senderIdentity } from './campaign-sender-identity.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'log'>
 
-/**
- * Contract §4: campaign mail is signed with a verified sending domain of its From address (in outbox mode an
- * unverified one will do, see resolveSenderDomain).
- */
-export const CAMPAIGN_DOMAIN_TYPES = ['sending'] as const
+// The sender signs a campaign's test copies too, so the delivery module holds the domain types campaign mail uses.
+export { CAMPAIGN_DOMAIN_TYPES }
 
 /**
  * Step 1 ("preparing") of a send, in one transaction: fixes the sender and checks its domain, freezes the

@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../../../test/helpers/app.js'
 import { dkimResults } from '../../../test/helpers/dkim.js'
 import { startSmtpSink, type SinkMessage, type SmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { queryRows } from '../../core/db/sql.js'
-import type { TestDomain } from '../transactional/transactional.test-helpers.js'
+import { batchState, type TestDomain } from '../transactional/transactional.test-helpers.js'
 import {
   createCampaign,
   ledger,
@@ -132,6 +132,12 @@ describe('campaign sent over SMTP by the worker', async () => {
     })
     assert.equal(res.status, 200, res.text)
     assert.deepEqual(res.body, { success: true, sent: 2 })
+    // The call answers once the copies are queued; the worker's sender sends and marks them.
+    const [queued] = await queryRows<{ batch_id: number }>(
+      t.ctx.db,
+      sql`SELECT batch_id FROM messages WHERE kind = 'test' ORDER BY id DESC LIMIT 1`,
+    )
+    assert.equal(await batchState(t, queued!.batch_id, ['completed']), 'completed')
     const copies = await sink.waitFor(before + 2)
     const anna = copies.slice(before).find((m) => m.envelopeTo.includes('anna@example.cz'))!
     assert.equal(anna.parsed.subject, 'Hi Anna')

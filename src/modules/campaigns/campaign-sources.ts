@@ -9,7 +9,9 @@ import { CAMPAIGN_DOMAIN_TYPES } from './campaign-prepare.js'
 import {
   compileCampaign,
   compileLinks,
+  givenVars,
   personalLinks,
+  providerTags,
   renderCampaignHtml,
   type LinkTemplates,
 } from '../delivery/index.js'
@@ -66,11 +68,16 @@ export function campaignSources(ctx: Ctx, fallback: MessageSources = storedSourc
       const domain = await findDomainForAddress(ctx.db, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES)
       const sender = { name: domain?.name ?? 'invalid', dkim: dkimKeyOf(domain) }
       const compiled = compileCampaign(campaignContent(ctx, c, sender))
-      // The web version shows the codes the mail carried (none are handed out for it).
-      const coupons = couponTags([c.subject, c.htmlText, c.plainText])
+      // The web version shows the codes the mail carried (none are handed out for it) and the recipient's
+      // product recommendations as they are now: the sender's own providers, as a sent message is rendered again.
       const vars = Object.assign(
         contactMergeVars(contact),
-        await couponVarsOfMessage(ctx.db, coupons, message.id),
+        await givenVars(
+          ctx,
+          providerTags([c.subject, c.htmlText, c.plainText]),
+          { id: message.id, accountId: c.accountId, email: message.email },
+          'page',
+        ),
       )
       return renderCampaignHtml(compiled, {
         messageId: message.id,

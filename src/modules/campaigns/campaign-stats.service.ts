@@ -1,19 +1,19 @@
 import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
-import { normalizeEmail } from '../../core/http/email.js'
-import { toPage } from '../../core/db/pagination.js'
 import {
   campaignLog,
   deliveryOf,
   percent,
   ratedStats,
   readCounters,
+  readScopeCounters,
+  scopeConversions,
+  readStatsDetail,
   type EmailLogQueryT,
 } from '../events/index.js'
-import { campaignConversions, engagedInRange, statsDetailPage } from './campaign-stats.repo.js'
+import { engagedInRange } from './campaign-stats.repo.js'
 import { parseFromDate, parseStatsRange, type StatsRange } from './campaign-stats.range.js'
 import {
-  DEFAULT_STATS_DETAIL_PAGE,
   type CampaignDetailStatsT,
   type CampaignStatsQueryT,
   type CampaignStatsT,
@@ -34,8 +34,8 @@ export async function readCampaignStats(
   range?: StatsRange,
 ): Promise<CampaignStatsT> {
   const [c, conv, opened, clicked] = await Promise.all([
-    readCounters(ex, { campaignId }),
-    campaignConversions(ex, campaignId),
+    readScopeCounters(ex, { campaignId }),
+    scopeConversions(ex, { campaignId }),
     range ? engagedInRange(ex, campaignId, 'open', range.from, range.to) : undefined,
     range ? engagedInRange(ex, campaignId, 'click', range.from, range.to) : undefined,
   ])
@@ -92,34 +92,18 @@ export function createCampaignStatsService(ctx: Ctx) {
 
     /**
      * `GET /campaigns/{id}/stats-detail`: recipients with their event counts, `per_page` of them (default 100
-     * as Ecomail's, up to 5000 as for automations). `next_page_url` is absolute under PUBLIC_URL (the address
-     * clients reach the service at; a request's Host can be an internal one behind a proxy) and carries the
-     * filters of this request.
+     * as Ecomail's, up to 5000 as for automations), `next_page_url` as readStatsDetail builds it.
      */
     async detail(accountId: number, campaignId: number, query: StatsDetailQueryT) {
       const from = parseFromDate(query.from_date, ctx.clock.now())
       const id = await ownCampaign(accountId, campaignId)
-      const page = toPage(query.page, query.per_page, DEFAULT_STATS_DETAIL_PAGE)
-      const email = query.email === undefined ? undefined : normalizeEmail(query.email)
-      const { rows, total } = await statsDetailPage(
+      return readStatsDetail(
         ctx.db,
-        id,
-        { email, event: query.event, from },
-        page.perPage,
-        page.offset,
+        { campaignId: id },
+        query,
+        from,
+        `${ctx.config.publicUrl}/campaigns/${id}/stats-detail`,
       )
-      const subscribers: Record<string, Omit<(typeof rows)[number], 'email'>> = {}
-      for (const { email: address, ...counts } of rows) subscribers[address] = counts
-      let next: string | null = null
-      if (page.offset + page.perPage < total) {
-        const params = new URLSearchParams({ page: String(page.page + 1) })
-        if (page.perPage !== DEFAULT_STATS_DETAIL_PAGE) params.set('per_page', String(page.perPage))
-        if (email !== undefined) params.set('email', email)
-        if (query.event !== undefined) params.set('event', query.event)
-        if (query.from_date) params.set('from_date', query.from_date.trim())
-        next = `${ctx.config.publicUrl}/campaigns/${id}/stats-detail?${params.toString()}`
-      }
-      return { total, per_page: page.perPage, next_page_url: next, subscribers }
     },
 
     /** `GET /campaigns/{id}/log`, or with no campaign `GET /campaigns/log` (all of the account's). */

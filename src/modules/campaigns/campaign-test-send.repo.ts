@@ -1,30 +1,12 @@
 import { eq } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
-import { messages, type MessageRow } from '../messages/index.js'
+import { messages } from '../messages/index.js'
 
-export async function insertTestMessage(
-  ex: Executor,
-  m: { accountId: number; contactId: number | null; email: string; subject: string; links: string[] },
-): Promise<MessageRow> {
-  const [row] = await ex
-    .insert(messages)
-    .values({
-      accountId: m.accountId,
-      kind: 'test',
-      campaignId: 0,
-      contactId: m.contactId,
-      email: m.email,
-      subject: m.subject,
-      links: m.links,
-    })
-    .returning()
-  return row!
-}
-
+/** Side effect: what a queued test copy keeps of its own: its subject as sent, web version and links. */
 export async function storeTestCopy(
   ex: Executor,
   id: number,
-  rendered: { subject: string; html: string },
+  copy: { subject: string; html: string; links: string[] },
 ): Promise<void> {
-  await ex.update(messages).set(rendered).where(eq(messages.id, id))
+  await ex.update(messages).set(copy).where(eq(messages.id, id))
 }

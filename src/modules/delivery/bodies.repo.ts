@@ -1,6 +1,7 @@
 import { eq, inArray, sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
-import { queryOne } from '../../core/db/sql.js'
+import type { MergeValue } from '../../core/mail/merge-tags.js'
+import { queryOne, queryRows } from '../../core/db/sql.js'
 import { messageBatches, type BatchAttachment, type BodyKind } from './bodies.table.js'
 
 export type BodyRow = typeof messageBatches.$inferSelect
@@ -27,47 +28,60 @@ export interface NewBodyRecipient {
   email: string
   name: string
   contactId: number | null
-  vars: Record<string, string> | null
+  vars: Record<string, MergeValue> | null
   pipelineId: number | null
   actionId: string | null
 }
 
+/** One body and its recipients, as insertBodiesWithMessages takes them. */
+export interface NewBodyWithRecipients {
+  body: NewBody
+  recipients: NewBodyRecipient[]
+}
+
 /**
- * Side effect, one statement: the body row and one queued ledger row per recipient (message ids in the order
- * of `recipients`). One JSON parameter carries the recipients, so the statement has one shape whatever their
- * number and no bind-parameter limit.
+ * Side effect, one statement: each body row and one queued ledger row per recipient of it (answers, per body in
+ * the order given, its id and its message ids in the order of its recipients). One JSON parameter carries
+ * everything, so the statement has one shape whatever the number of bodies and recipients, and no
+ * bind-parameter limit. Body ids are drawn first so each ledger row knows its body without a join back.
  */
-export async function insertBodyWithMessages(
+export async function insertBodiesWithMessages(
   ex: Executor,
-  b: NewBody,
-  recipients: NewBodyRecipient[],
+  items: NewBodyWithRecipients[],
   now: Date,
-): Promise<{ bodyId: number; messageIds: number[] }> {
+): Promise<{ bodyId: number; messageIds: number[] }[]> {
+  if (items.length === 0) return []
   const at = now.toISOString()
-  const row = await queryOne<{ body_id: number; ids: (string | number)[] | null }>(
+  const input = items.map(({ body: b, recipients }) => ({ ...b, recipients }))
+  const rows = await queryRows<{ body_id: number | string; ids: (string | number)[] | null }>(
     ex,
-    sql`WITH b AS (
-          INSERT INTO message_batches (account_id, kind, template_id, from_name, from_email, reply_to, subject,
+    sql`WITH input AS (
+          SELECT nextval(pg_get_serial_sequence('message_batches', 'id')) AS id, t.j, t.n
+          FROM jsonb_array_elements(${JSON.stringify(input)}::jsonb) WITH ORDINALITY AS t(j, n)),
+        b AS (
+          INSERT INTO message_batches (id, account_id, kind, template_id, from_name, from_email, reply_to, subject,
                                        html, text, global_vars, copies, attachments, track_opens, track_clicks,
                                        marketing, created_at)
-          VALUES (${b.accountId}, ${b.kind}, ${b.templateId}, ${b.fromName}, ${b.fromEmail}, ${b.replyTo},
-                  ${b.subject}, ${b.html}, ${b.text}, ${JSON.stringify(b.globalVars)}::jsonb,
-                  ${JSON.stringify(b.copies)}::jsonb, ${JSON.stringify(b.attachments)}::jsonb, ${b.trackOpens},
-                  ${b.trackClicks}, ${b.marketing}, ${at}::timestamptz)
+          SELECT id, (j->>'accountId')::int, j->>'kind', (j->>'templateId')::int, j->>'fromName', j->>'fromEmail',
+                 j->>'replyTo', j->>'subject', j->>'html', j->>'text', j->'globalVars', j->'copies',
+                 j->'attachments', (j->>'trackOpens')::boolean, (j->>'trackClicks')::boolean,
+                 (j->>'marketing')::boolean, ${at}::timestamptz
+          FROM input ORDER BY n
           RETURNING id),
         m AS (
           INSERT INTO messages (account_id, kind, batch_id, pipeline_id, action_id, contact_id, email,
                                 recipient_name, vars, subject, status, track_opens, track_clicks, created_at)
-          SELECT ${b.accountId}, ${b.kind}, b.id, (r.j->>'pipelineId')::int, r.j->>'actionId',
+          SELECT (i.j->>'accountId')::int, i.j->>'kind', i.id, (r.j->>'pipelineId')::int, r.j->>'actionId',
                  (r.j->>'contactId')::int, r.j->>'email', coalesce(r.j->>'name', ''),
-                 nullif(r.j->'vars', 'null'::jsonb), ${b.subject.slice(0, 998)}, 0, ${b.trackOpens},
-                 ${b.trackClicks}, ${at}::timestamptz
-          FROM b, jsonb_array_elements(${JSON.stringify(recipients)}::jsonb) WITH ORDINALITY AS r(j, n)
-          ORDER BY r.n
-          RETURNING id)
-        SELECT (SELECT id FROM b) AS body_id, (SELECT jsonb_agg(id ORDER BY id) FROM m) AS ids`,
+                 nullif(r.j->'vars', 'null'::jsonb), left(i.j->>'subject', 998), 0, (i.j->>'trackOpens')::boolean,
+                 (i.j->>'trackClicks')::boolean, ${at}::timestamptz
+          FROM input i, jsonb_array_elements(i.j->'recipients') WITH ORDINALITY AS r(j, rn)
+          ORDER BY i.n, r.rn
+          RETURNING id, batch_id)
+        SELECT i.id AS body_id, (SELECT jsonb_agg(m.id ORDER BY m.id) FROM m WHERE m.batch_id = i.id) AS ids
+        FROM input i ORDER BY i.n`,
   )
-  return { bodyId: Number(row!.body_id), messageIds: (row!.ids ?? []).map(Number) }
+  return rows.map((r) => ({ bodyId: Number(r.body_id), messageIds: (r.ids ?? []).map(Number) }))
 }
 
 export async function findBody(ex: Executor, id: number): Promise<BodyRow | undefined> {
@@ -99,6 +113,7 @@ export async function copiesOfRecipient(ex: Executor, batchId: number, email: st
 export async function findBodyMessage(ex: Executor, messageId: number) {
   return queryOne<{
     batch_id: number | null
+    account_id: number
     email: string
     recipient_name: string
     vars: Record<string, string> | null
@@ -108,7 +123,7 @@ export async function findBodyMessage(ex: Executor, messageId: number) {
     links: string[] | null
   }>(
     ex,
-    sql`SELECT batch_id, email, recipient_name, vars, track_opens, track_clicks, html, links
+    sql`SELECT batch_id, account_id, email, recipient_name, vars, track_opens, track_clicks, html, links
         FROM messages WHERE id = ${messageId}`,
   )
 }

@@ -4,8 +4,12 @@ import type { BodyAttachment } from './body-render.js'
 
 export type BatchAttachment = BodyAttachment
 
-/** The kinds of mail that take their content from a body row (campaigns keep theirs on the campaign). */
-export type BodyKind = 'transactional' | 'confirmation' | 'automation'
+/**
+ * The kinds of mail that take their content from a body row (campaigns keep theirs on the campaign). A
+ * campaign's test copies (`test`) carry the campaign's content as it stood, and are rendered as its mail is
+ * (test-copies.ts).
+ */
+export type BodyKind = 'transactional' | 'confirmation' | 'automation' | 'test'
 
 /**
  * The body row of non-campaign mail: the content every recipient shares (for transactional mail, one API call:

@@ -7,6 +7,12 @@ import type { BodyRow } from './bodies.repo.js'
 /** Contract §2: a verified transactional domain, or else a verified sending domain, signs transactional mail. */
 export const BODY_DOMAIN_TYPES: readonly DomainType[] = ['transactional', 'sending']
 
+/**
+ * Contract §4: campaign mail, and so a campaign's test copies, is signed with a verified sending domain of its
+ * From address (in outbox mode an unverified one will do, see resolveSenderDomain).
+ */
+export const CAMPAIGN_DOMAIN_TYPES: readonly DomainType[] = ['sending']
+
 /** How long a sender trusts a domain lookup: a batch a second would otherwise read the domain each time. */
 const DOMAIN_TTL_MS = 1000
 const DOMAIN_CACHE_SIZE = 500
@@ -16,15 +22,21 @@ type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'linkSecret' | 'log'>
 /** Per database (tests run several apps in one process), by account and address. */
 const cache = new WeakMap<object, Map<string, { at: number; domain: SenderDomain }>>()
 
-async function senderDomainOf(ctx: Ctx, accountId: number, fromEmail: string): Promise<SenderDomain> {
+/** The domain mail from `fromEmail` is signed with, among the `types` its kind of mail may use (cached briefly). */
+export async function senderDomainOf(
+  ctx: Ctx,
+  accountId: number,
+  fromEmail: string,
+  types: readonly DomainType[] = BODY_DOMAIN_TYPES,
+): Promise<SenderDomain> {
   let domains = cache.get(ctx.db)
   if (!domains) cache.set(ctx.db, (domains = new Map()))
-  const key = `${accountId}|${fromEmail.toLowerCase()}`
+  const key = `${types.join(',')}|${accountId}|${fromEmail.toLowerCase()}`
   // Wall time, not ctx.clock: this is a cache, not a rule of the domain.
   const now = performance.now()
   const hit = domains.get(key)
   if (hit && now - hit.at < DOMAIN_TTL_MS) return hit.domain
-  const domain = await resolveSenderDomain(ctx, ctx.db, accountId, fromEmail, BODY_DOMAIN_TYPES)
+  const domain = await resolveSenderDomain(ctx, ctx.db, accountId, fromEmail, types)
   // Only a verified domain is kept: one verified a moment ago signs the next mail at once.
   if (!domain.verified) return domain
   if (domains.size >= DOMAIN_CACHE_SIZE) domains.delete(domains.keys().next().value!)

@@ -2,7 +2,7 @@ import type { AppContext } from '../../core/context.js'
 import { compileBody, renderBodyMail, type CompiledBody } from './body-render.js'
 import { bodyRecipient } from './body-content.js'
 import { findBodies, findBodyMessage, type BodyRow } from './bodies.repo.js'
-import { givenVars, providerTags } from './vars-providers.js'
+import { givenVars, providerTags, type GivenUse } from './vars-providers.js'
 
 type Ctx = Pick<AppContext, 'db' | 'config' | 'linkSecret'>
 
@@ -26,7 +26,7 @@ export function bodySources<
   R extends T & { html: string | null; batchId: number | null },
 >(ctx: Ctx, fallback: BodyMessageSources<T, R>): BodyMessageSources<T, R> {
   const compiled = new Map<number, { body: BodyRow; compiled: CompiledBody }>()
-  async function render(messageId: number) {
+  async function render(messageId: number, use: GivenUse) {
     const m = await findBodyMessage(ctx.db, messageId)
     if (!m || m.batch_id === null) return undefined
     let found = compiled.get(m.batch_id)
@@ -50,7 +50,12 @@ export function bodySources<
     }
     const { body } = found
     // The values the mail carried (coupon codes given when it was sent; none are handed out here).
-    const given = await givenVars(ctx.db, providerTags([body.subject, body.html, body.text]), messageId)
+    const given = await givenVars(
+      ctx,
+      providerTags([body.subject, body.html, body.text]),
+      { id: messageId, accountId: m.account_id, email: m.email },
+      use,
+    )
     const r = bodyRecipient(
       { ...body, trackOpens: m.track_opens, trackClicks: m.track_clicks },
       { id: messageId, email: m.email, recipientName: m.recipient_name, vars: m.vars },
@@ -61,13 +66,13 @@ export function bodySources<
   return {
     async links(message) {
       if (message.campaignId !== 0) return fallback.links(message)
-      return (await render(message.id))?.links ?? fallback.links(message)
+      return (await render(message.id, 'links'))?.links ?? fallback.links(message)
     },
     lists: (message) => fallback.lists(message),
     async html(message) {
       if (message.campaignId !== 0 || message.html !== null || message.batchId === null)
         return fallback.html(message)
-      return (await render(message.id))?.webHtml ?? null
+      return (await render(message.id, 'page'))?.webHtml ?? null
     },
   }
 }

@@ -1,8 +1,15 @@
 export { messageBatches, type BatchAttachment, type BodyKind } from './bodies.table.js'
 export { copiesOfRecipient } from './bodies.repo.js'
-export { BODY_DOMAIN_TYPES } from './body-content.js'
+export { BODY_DOMAIN_TYPES, CAMPAIGN_DOMAIN_TYPES } from './body-content.js'
 export { bodySources } from './body-sources.js'
-export { queueMail, type MailBody, type MailOrigin, type MailRecipient } from './queue-mail.js'
+export {
+  queueMail,
+  queueMails,
+  type MailBody,
+  type MailOrigin,
+  type MailRecipient,
+  type QueuedMail,
+} from './queue-mail.js'
 export {
   SEND_BATCH,
   startSender,
@@ -19,6 +26,7 @@ export {
   personalLinks,
   renderCampaignHtml,
   renderCampaignMail,
+  renderCampaignSubject,
   trackableHtml,
   type CampaignContent,
   type CampaignRecipient,
@@ -26,4 +34,10 @@ export {
 } from './render.js'
 export type { ClaimedRow, SentEvent } from './ledger.repo.js'
 export { createMailSigner, type MailSigner } from './signer.js'
-export { varsProviders, type VarsProvider } from './vars-providers.js'
+export {
+  givenVars,
+  providerTags,
+  varsProviders,
+  type GivenMessage,
+  type VarsProvider,
+} from './vars-providers.js'

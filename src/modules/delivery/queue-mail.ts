@@ -1,6 +1,7 @@
 import type { Executor } from '../../core/db/client.js'
+import type { MergeValue } from '../../core/mail/merge-tags.js'
 import type { BatchAttachment, BodyKind } from './bodies.table.js'
-import { insertBodyWithMessages } from './bodies.repo.js'
+import { insertBodiesWithMessages } from './bodies.repo.js'
 
 /** The content every recipient of one queued mail shares (its body row). */
 export interface MailBody {
@@ -29,8 +30,8 @@ export interface MailRecipient {
   email: string
   name: string
   contactId: number | null
-  /** Merge values of this recipient, by lower-cased name. */
-  vars: Record<string, string> | null
+  /** Merge values of this recipient, by lower-cased name (a contact's typed custom fields keep their JSON type). */
+  vars: Record<string, MergeValue> | null
 }
 
 /** What caused the mail: its kind, and for automation mail its pipeline and action (statistics scope). */
@@ -38,6 +39,13 @@ export interface MailOrigin {
   kind: BodyKind
   pipelineId?: number | null
   actionId?: string | null
+}
+
+/** One mail to queue: its body, recipients and origin. */
+export interface QueuedMail {
+  body: MailBody
+  recipients: MailRecipient[]
+  origin: MailOrigin
 }
 
 /**
@@ -52,32 +60,48 @@ export async function queueMail(
   origin: MailOrigin,
   now: Date,
 ): Promise<{ bodyId: number; messageIds: number[] }> {
-  return insertBodyWithMessages(
+  const [queued] = await queueMails(tx, [{ body, recipients, origin }], now)
+  return queued!
+}
+
+/**
+ * queueMail for many mails at once, still one statement (all or none of them): callers that gather the mail of
+ * concurrent requests (the transactional intake) pay one round trip and one commit for the lot. Answers each
+ * mail's body id and message ids, in the order given.
+ */
+export function queueMails(
+  tx: Executor,
+  mails: QueuedMail[],
+  now: Date,
+): Promise<{ bodyId: number; messageIds: number[] }[]> {
+  return insertBodiesWithMessages(
     tx,
-    {
-      accountId: body.accountId,
-      kind: origin.kind,
-      templateId: body.templateId ?? null,
-      fromName: body.fromName,
-      fromEmail: body.fromEmail,
-      replyTo: body.replyTo,
-      subject: body.subject,
-      html: body.html,
-      text: body.text,
-      globalVars: body.globalVars ?? {},
-      copies: body.copies ?? {},
-      attachments: body.attachments ?? [],
-      trackOpens: body.trackOpens,
-      trackClicks: body.trackClicks,
-      marketing: body.marketing,
-    },
-    recipients.map((r) => ({
-      email: r.email,
-      name: r.name,
-      contactId: r.contactId,
-      vars: r.vars,
-      pipelineId: origin.pipelineId ?? null,
-      actionId: origin.actionId ?? null,
+    mails.map(({ body, recipients, origin }) => ({
+      body: {
+        accountId: body.accountId,
+        kind: origin.kind,
+        templateId: body.templateId ?? null,
+        fromName: body.fromName,
+        fromEmail: body.fromEmail,
+        replyTo: body.replyTo,
+        subject: body.subject,
+        html: body.html,
+        text: body.text,
+        globalVars: body.globalVars ?? {},
+        copies: body.copies ?? {},
+        attachments: body.attachments ?? [],
+        trackOpens: body.trackOpens,
+        trackClicks: body.trackClicks,
+        marketing: body.marketing,
+      },
+      recipients: recipients.map((r) => ({
+        email: r.email,
+        name: r.name,
+        contactId: r.contactId,
+        vars: r.vars,
+        pipelineId: origin.pipelineId ?? null,
+        actionId: origin.actionId ?? null,
+      })),
     })),
     now,
   )

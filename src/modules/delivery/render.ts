@@ -108,6 +108,11 @@ export function renderCampaignHtml(c: CompiledCampaign, r: CampaignRecipient): s
   return c.html.render(data, 'html').replace(PLACEHOLDER_RE, (_, i: string) => escapeHtml(click(i)))
 }
 
+/** The recipient's subject as their mail carries it (the email log names a test copy by it). */
+export function renderCampaignSubject(c: CompiledCampaign, r: CampaignRecipient): string {
+  return renderHeader(c.subject, personalise(c, r).data)
+}
+
 /** One recipient's message: personalised, tracked, with unsubscribe headers, VERP and DKIM key. */
 export function renderCampaignMail(c: CompiledCampaign, r: CampaignRecipient): OutgoingMail {
   const { ctx, data, click } = personalise(c, r)

@@ -20,8 +20,9 @@ import {
   type SentEvent,
 } from './ledger.repo.js'
 import type { CampaignContent, CampaignRecipient } from './render.js'
-import type { SignTask } from './sign.worker.js'
+import type { BodySlice, SignTask } from './sign.worker.js'
 import { createMailSigner, type MailSigner } from './signer.js'
+import { testCopyContent, testCopyRecipient } from './test-copies.js'
 import { providedVars, providerTags, type ProviderTags } from './vars-providers.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret' | 'log'>
@@ -133,7 +134,7 @@ interface Failure {
  * again when the lease runs out, so nothing is skipped and at most one batch is sent twice.
  *
  * Fair share: a round sends one batch of mail with a body row (transactional, confirmation, automation,
- * oldest first) before each sending campaign's batch, and one more when no campaign sends. However big a
+ * campaign test copies, oldest first) before each sending campaign's batch, and one more when no campaign sends. However big a
  * campaign is, a transactional message waits behind at most one campaign batch per sending campaign.
  */
 export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
@@ -146,6 +147,8 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   const leaseMs = ctx.config.sendLeaseSeconds * 1000
   let stopped = false
   let woken = false
+  /** This round may have left claimable rows behind: a campaign sent a batch, or a body claim came back full. */
+  let more = false
   let wakeUp: (() => void) | undefined
 
   const leaseEnd = () => new Date(ctx.clock.now().getTime() + leaseMs)
@@ -327,6 +330,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   /** Sends one batch of mail with body rows (any number of bodies); how many rows it claimed. */
   async function sendBodyBatch(): Promise<number> {
     const rows = await claim('bodies', { bodies: true })
+    if (rows.length >= batchSize) more = true
     if (rows.length === 0) return 0
     const byBody = new Map<number, ClaimedRow[]>()
     for (const r of rows) {
@@ -335,6 +339,18 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       else byBody.set(r.batch_id!, [r])
     }
     const tasks: SignTask[] = []
+    // Body rows' recipients, gathered into tasks of up to SIGN_CHUNK messages across rows.
+    let slices: BodySlice[] = []
+    let sliced = 0
+    const addSlice = (slice: BodySlice) => {
+      slices.push(slice)
+      sliced += slice.recipients.length
+      if (sliced >= SIGN_CHUNK) {
+        tasks.push({ kind: 'body', slices })
+        slices = []
+        sliced = 0
+      }
+    }
     const missing: ClaimedRow[] = []
     const bodies = await findBodies(ctx.db, [...byBody.keys()])
     for (const [bodyId, group] of byBody) {
@@ -343,8 +359,34 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
         missing.push(...group)
         continue
       }
+      if (body.kind === 'test') {
+        // A campaign's test copies: rendered as the campaign's mail, with the values fixed when queued, and
+        // the providers whose values a test may show for real (recommendations).
+        const content = await testCopyContent(ctx, body)
+        const key = contentKey(`b${bodyId}`, content)
+        const provided = await providedVars(
+          ctx,
+          tagsOf(key, [content.subject, content.html, content.plainText]),
+          {
+            accountId: body.accountId,
+            campaignId: 0,
+            messageIds: group.map((r) => r.id),
+            recipients: group.map((r) => ({ messageId: r.id, email: r.email })),
+          },
+          { testCopies: true },
+        )
+        for (const chunk of chunked(group))
+          tasks.push({
+            kind: 'campaign',
+            key,
+            content,
+            recipients: chunk.map((r) => testCopyRecipient(r, provided.get(r.id))),
+          })
+        continue
+      }
       const content = await bodyContent(ctx, body)
-      const key = contentKey(`b${bodyId}`, content)
+      // Keyed by what renders, not by the row: a shop's calls of one template share one compiled copy.
+      const key = contentKey('b', { ...content, bodyId: 0 })
       const provided = await providedVars(ctx, tagsOf(key, [body.subject, body.html, body.text]), {
         accountId: body.accountId,
         campaignId: 0,
@@ -357,9 +399,9 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
           { id: r.id, email: r.email, recipientName: r.recipient_name, vars: r.vars },
           provided.get(r.id),
         )
-      for (const chunk of chunked(group))
-        tasks.push({ kind: 'body', key, content, recipients: chunk.map(recipientOf) })
+      for (const chunk of chunked(group)) addSlice({ key, content, recipients: chunk.map(recipientOf) })
     }
+    if (slices.length) tasks.push({ kind: 'body', slices })
     for (const r of missing) await outcomes.unsendable(ctx, r.id, 'the mail body is gone')
     if (tasks.length) await relay(rows, tasks)
     return rows.length
@@ -395,7 +437,10 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     for (const id of ids) {
       if (stopped) break
       claimed += await guardedBodies()
-      claimed += await guardedCampaign(campaigns!, id)
+      const sent = await guardedCampaign(campaigns!, id)
+      // A campaign's next round also finishes it once it has nothing left: go on at once, as before.
+      if (sent > 0) more = true
+      claimed += sent
     }
     if (!stopped) claimed += await guardedBodies()
     return claimed
@@ -404,15 +449,17 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   const loop = (async () => {
     // Bounded by `stopped`: the process's shutdown ends it after the batch in hand.
     while (!stopped && opts.loop !== false) {
-      let worked = 0
       woken = false
+      more = false
       try {
-        worked = await runOnce()
+        await runOnce()
       } catch (err) {
         ctx.log.error({ err }, 'sender')
       }
-      // Woken during the round: the new mail may have been committed after this round's claims.
-      if (worked === 0 && !stopped && !woken) {
+      // A body claim that came back short took every queued row: another round at once would only claim
+      // nothing (five statements per message under a trickle). Mail queued since wakes the loop (`woken`, also
+      // when it was committed after this round's claims); rows whose lease ran out wait for the poll.
+      if (!more && !stopped && !woken) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, IDLE_POLL_MS)
           wakeUp = () => {

@@ -1,5 +1,5 @@
 import { Piscina } from 'piscina'
-import signMail, { type SignTask, type SignedMessage } from './sign.worker.js'
+import { signMessages, type SignTask, type SignedMessage } from './sign.worker.js'
 
 /** Composes and signs mail; RSA signing is the costliest step of a send, so it gets threads. */
 export interface MailSigner {
@@ -11,14 +11,18 @@ export interface MailSigner {
 const SIGN_THREAD_YOUNG_MB = 8
 
 export function createMailSigner(threads: number): MailSigner {
-  if (threads <= 0) return { sign: async (task) => signMail(task), close: async () => undefined }
-  const filename = new URL('./sign.worker.ts', import.meta.url).href
+  if (threads <= 0) return { sign: signMessages, close: async () => undefined }
+  // Compiled (dist/, what `npm start` runs): the worker is JavaScript beside this file and a thread loads it
+  // as it is. From the sources (tests, through tsx): TypeScript, which a thread loads through tsx of its own.
+  const compiled = import.meta.url.endsWith('.js')
+  const filename = new URL(compiled ? './sign.worker.js' : './sign.worker.ts', import.meta.url).href
   const pool = new Piscina<SignTask, SignedMessage[]>({
     filename,
     minThreads: threads,
     maxThreads: threads,
-    // The worker file is TypeScript: threads load it through tsx, however the main thread was started.
-    execArgv: ['--import', 'tsx'],
+    // Compiled: the process's own node flags, as Node's workers take by default (so `--cpu-prof` profiles the
+    // threads too); from the sources, tsx's loader.
+    execArgv: compiled ? process.execArgv : ['--import', 'tsx'],
     idleTimeout: 60_000,
     // Each message is garbage a moment after it is signed: a small young generation is swept often and
     // cheaply, where V8's default lets each thread's grow by tens of MB under a big campaign (issue 11: RSS).

@@ -1,9 +1,9 @@
 import type { AppContext } from '../../core/context.js'
-import type { Executor } from '../../core/db/client.js'
+import { trackingLinks } from '../../core/mail/tracking-links.js'
 import { assignCouponVars, couponTags, couponVarsOfMessage, type CouponTags } from '../coupons/index.js'
 import { recommendationVars, recommendTags, type RecommendTags } from '../recommenders/index.js'
 
-type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'log'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'log' | 'linkSecret'>
 
 /** Which mail a batch of messages belongs to, as a provider's values depend on it. */
 export interface ProvidedMail {
@@ -21,34 +21,63 @@ export interface ProvidedMail {
  */
 export interface VarsProvider {
   name: string
+  /**
+   * Whether a campaign's test copy gets this provider's real values (recommendations: what the addressee
+   * would see) or the sample fixed when the copy was queued (coupons: a test hands out no code).
+   */
+  inTestCopies: boolean
   /** What the content asks of this provider (parsed once per content and cached); null or empty: nothing. */
   tags(sources: readonly (string | null | undefined)[]): unknown
   values(ctx: Ctx, tags: unknown, mail: ProvidedMail): Promise<Map<number, Record<string, string>>>
-  /** The values one message was given when sent (its web version and click page render it again). */
-  given(ex: Executor, tags: unknown, messageId: number): Promise<Record<string, string>>
+  /**
+   * The values one message shows when rendered again after sending: for its web version (`page`) or to find
+   * its click targets (`links`).
+   */
+  given(ctx: GivenCtx, tags: unknown, message: GivenMessage, use: GivenUse): Promise<Record<string, string>>
 }
+
+/** What rendering a sent message again may read. */
+export type GivenCtx = Pick<AppContext, 'db' | 'config' | 'linkSecret'>
+/** A sent message (or, with id 0 and email '', the campaign's public web version for nobody). */
+export interface GivenMessage {
+  id: number
+  accountId: number
+  email: string
+}
+export type GivenUse = 'page' | 'links'
 
 const coupons: VarsProvider = {
   name: 'coupons',
+  inTestCopies: false,
   tags: (sources) => couponTags(sources),
   values: (ctx, tags, mail) => assignCouponVars(ctx, tags as CouponTags, mail),
-  given: (ex, tags, messageId) => couponVarsOfMessage(ex, tags as CouponTags, messageId),
+  given: (ctx, tags, message) => couponVarsOfMessage(ctx.db, tags as CouponTags, message.id),
 }
 
 /**
- * `*|RECOMMEND:<id>:<n>|*`: each recipient's top products, one query per recommender for the batch. The web
- * version and click page of a sent mail render the block empty: recommendations move with every purchase, so
- * they are not stored per message, and a page opened later must not show products picked for a later day.
+ * `*|RECOMMEND:<id>:<n>|*`: each recipient's top products, one query per recommender for the batch. They are
+ * not stored per message (they move with every purchase): the web version shows the recipient's products as
+ * they are when it is opened (bestsellers for nobody in particular), and finding a click target needs none.
  */
 const recommendations: VarsProvider = {
   name: 'recommendations',
+  inTestCopies: true,
   tags: (sources) => recommendTags(sources),
   values: (ctx, tags, mail) =>
     recommendationVars(ctx, tags as RecommendTags, {
       accountId: mail.accountId,
       recipients: mail.recipients,
+      track: trackingLinks(ctx).clickTo,
     }),
-  given: async () => ({}),
+  given: async (ctx, tags, message, use) => {
+    if (use === 'links') return {}
+    const vars = await recommendationVars(ctx, tags as RecommendTags, {
+      accountId: message.accountId,
+      recipients: [{ messageId: message.id, email: message.email }],
+      track: trackingLinks(ctx).clickTo,
+    })
+    return vars.get(message.id) ?? {}
+  },
 }
 
 /** Every provider, applied in this order (a later one's value wins); adding one is one line here. */
@@ -60,23 +89,25 @@ export type ProviderTags = unknown[]
 export const providerTags = (sources: readonly (string | null | undefined)[]): ProviderTags =>
   varsProviders.map((p) => p.tags(sources))
 
-/** Every provider's values for a batch, merged per message. */
+/** Every provider's values for a batch, merged per message (for test copies, only those `inTestCopies`). */
 export async function providedVars(
   ctx: Ctx,
   tags: ProviderTags,
   mail: ProvidedMail,
+  opts: { testCopies?: boolean } = {},
 ): Promise<Map<number, Record<string, string>>> {
   const out = new Map<number, Record<string, string>>()
   for (const [i, p] of varsProviders.entries()) {
+    if (opts.testCopies && !p.inTestCopies) continue
     const values = await p.values(ctx, tags[i], mail)
     for (const [id, v] of values) out.set(id, Object.assign(out.get(id) ?? {}, v))
   }
   return out
 }
 
-/** Every provider's values as one message was given them. */
-export async function givenVars(ex: Executor, tags: ProviderTags, messageId: number) {
+/** Every provider's values for one sent message rendered again (see VarsProvider.given). */
+export async function givenVars(ctx: GivenCtx, tags: ProviderTags, message: GivenMessage, use: GivenUse) {
   const out: Record<string, string> = {}
-  for (const [i, p] of varsProviders.entries()) Object.assign(out, await p.given(ex, tags[i], messageId))
+  for (const [i, p] of varsProviders.entries()) Object.assign(out, await p.given(ctx, tags[i], message, use))
   return out
 }

@@ -3,6 +3,7 @@ import { checkRecords, isVerified } from './dns-checks.js'
 import { checkDnsServers, createDnsLookup } from './dns-lookup.js'
 import { mailHostOf } from './dns-records.js'
 import * as repo from './domains.repo.js'
+import { forgetSenderDomains } from './sender-domain-cache.js'
 import { domainNotFound, lookupName } from './domains.service.js'
 import { toDomainObject, type DomainType, type PublicDomainRow } from './domains.schemas.js'
 
@@ -42,6 +43,7 @@ export function createDomainVerifyService(ctx: Ctx) {
         }
         return out
       })
+      forgetSenderDomains(ctx.db)
       // A variant deleted while DNS was being asked is gone; if none is left, neither is the domain.
       const shown = preferred(saved)
       if (!shown) throw domainNotFound()

@@ -5,6 +5,7 @@ import { generateDkimKeys, type DkimKeys } from './dkim-keys.js'
 import { isBlankName, parseDomainName } from './domain-name.js'
 import { mailHostOf } from './dns-records.js'
 import * as repo from './domains.repo.js'
+import { forgetSenderDomains } from './sender-domain-cache.js'
 import {
   toDeletedDomain,
   toDomainObject,
@@ -96,6 +97,7 @@ export function createDomainService(ctx: Ctx) {
         }
         return repo.deleteDomain(tx, targets[0]!.id)
       })
+      forgetSenderDomains(ctx.db)
       if (!deleted) throw domainNotFound()
       return toDeletedDomain(deleted)
     },
@@ -103,6 +105,7 @@ export function createDomainService(ctx: Ctx) {
     /** One variant by its id; another account's id, or a `type` the variant is not, is a 404. */
     async removeById(accountId: number, id: number, type: DomainType | undefined) {
       const deleted = await repo.deleteOwnDomain(ctx.db, accountId, id, type)
+      forgetSenderDomains(ctx.db)
       if (!deleted) throw domainNotFound()
       return toDeletedDomain(deleted)
     },

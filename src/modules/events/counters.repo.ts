@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryOne } from '../../core/db/sql.js'
+import type { StatsScope } from './scope-stats.repo.js'
 
 export type CounterName =
   | 'inject'
@@ -104,16 +105,34 @@ export async function addToCounters(
   if (upsert) await ex.execute(upsert)
 }
 
-/** The summed counters of a scope (zeros when nothing was counted). */
-export async function readCounters(ex: Executor, scope: CounterScope): Promise<Counters> {
+/** The counters of the `stat_counters` rows `where` selects, summed (zeros when nothing was counted). */
+async function sumCounters(ex: Executor, where: SQL): Promise<Counters> {
   const sums = sql.raw(COUNTER_NAMES.map((n) => `coalesce(sum("${n}"), 0)::float8 AS "${n}"`).join(', '))
-  const row = await queryOne<Counters>(
-    ex,
-    sql`SELECT ${sums} FROM stat_counters
-        WHERE campaign_id = ${scope.campaignId} AND pipeline_id = ${scope.pipelineId ?? 0}
-          AND action_id = ${scope.actionId ?? ''}`,
-  )
+  const row = await queryOne<Counters>(ex, sql`SELECT ${sums} FROM stat_counters WHERE ${where}`)
   const out = {} as Counters
   for (const n of COUNTER_NAMES) out[n] = Number(row?.[n] ?? 0)
   return out
+}
+
+/** The summed counters of a scope (zeros when nothing was counted). */
+export function readCounters(ex: Executor, scope: CounterScope): Promise<Counters> {
+  return sumCounters(
+    ex,
+    sql`campaign_id = ${scope.campaignId} AND pipeline_id = ${scope.pipelineId ?? 0}
+        AND action_id = ${scope.actionId ?? ''}`,
+  )
+}
+
+/**
+ * The counters of a statistics scope: a campaign's, or an automation's summed over all its mail nodes
+ * (primary-key prefix of `stat_counters`) or one node's.
+ */
+export function readScopeCounters(ex: Executor, scope: StatsScope): Promise<Counters> {
+  if ('campaignId' in scope) return readCounters(ex, { campaignId: scope.campaignId })
+  return sumCounters(
+    ex,
+    sql`campaign_id = 0 AND pipeline_id = ${scope.pipelineId}::int${
+      scope.actionId !== undefined ? sql` AND action_id = ${scope.actionId}` : sql``
+    }`,
+  )
 }

@@ -8,6 +8,7 @@ export {
   addToCounters,
   counterIncrementsSql,
   readCounters,
+  readScopeCounters,
   COUNTER_NAMES,
   type CounterName,
   type Counters,
@@ -23,3 +24,25 @@ export {
 } from './event-log.schemas.js'
 export { percent, deliveryOf, ratedStats } from './stats-rates.js'
 export { readKindCounters } from './kind-stats.repo.js'
+export {
+  scopeConversions,
+  scopeDetailPage,
+  type DetailFilter,
+  type DetailRow,
+  type StatsScope,
+} from './scope-stats.repo.js'
+export {
+  DEFAULT_STATS_DETAIL_PAGE,
+  DETAIL_EVENTS,
+  MAX_STATS_DETAIL_PAGE,
+  StatsDetailCounts,
+  StatsDetailQuery,
+  StatsRangeQuery,
+  statCount,
+  statRate,
+  statsDetailPageSchema,
+  type DetailEvent,
+  type StatsDetailQueryT,
+  type StatsRangeQueryT,
+} from './scope-stats.schemas.js'
+export { readStatsDetail } from './stats-detail.js'

@@ -8,18 +8,30 @@ import {
 import { FeedParseError, type FeedProduct } from './feed-product.js'
 import { gunzipIfCompressed } from './feed-gunzip.js'
 import { parseFeed } from './feed-parse.js'
-import type { FeedFormat } from './feeds.table.js'
+import type { FeedErrorCode, FeedFormat } from './feeds.table.js'
 import * as repo from './feeds.repo.js'
 
-/** api.md Limits: only feeds with fewer than 50,000 items can be refreshed. */
+/** api.md Limits: only feeds with fewer than 50,000 items can be refreshed (config `feedItemLimit`). */
 export const FEED_ITEM_LIMIT = 50_000
 /** Products staged per statement. */
 const STAGE_BATCH = 1000
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'log'>
 
-/** A refresh that cannot go on, with the reason the feed will show. */
-class RefreshFailure extends Error {}
+/** A refresh that cannot go on, with the reason the feed will show and its kind. */
+class RefreshFailure extends Error {
+  constructor(
+    message: string,
+    readonly code: FeedErrorCode = 'bad_feed',
+  ) {
+    super(message)
+  }
+}
+
+/** The refusal of a feed with too many items, as the feed shows it and the refresh request answers it. */
+export function itemLimitReason(limit: number): string {
+  return `The feed has ${limit} items or more; only feeds with fewer than ${limit} items can be refreshed`
+}
 
 export function createFeedStreamer(ctx: Pick<AppContext, 'config'>): OutboundStreamer {
   return createOutboundStreamer({
@@ -29,21 +41,25 @@ export function createFeedStreamer(ctx: Pick<AppContext, 'config'>): OutboundStr
 }
 
 /** The reason shown on the feed: never a stack, never the URL (the customer knows it). */
-function reasonOf(err: unknown, ctx: Ctx): string | undefined {
-  if (err instanceof RefreshFailure || err instanceof FeedParseError) return err.message
+function reasonOf(err: unknown, ctx: Ctx): { reason: string; code: FeedErrorCode } | undefined {
+  if (err instanceof RefreshFailure) return { reason: err.message, code: err.code }
+  if (err instanceof FeedParseError) return { reason: err.message, code: 'bad_feed' }
   if (err instanceof OutboundError) {
-    switch (err.code) {
-      case 'timeout':
-        return `The download did not finish within ${ctx.config.feedTimeoutSeconds} seconds`
-      case 'too_large':
-        return `The feed is larger than the ${ctx.config.feedMaxBytes} bytes allowed`
-      case 'forbidden_address':
-        return 'The feed URL points to a private, loopback or link-local address'
-      case 'invalid_url':
-        return err.message
-      default:
-        return `The download failed: ${err.message}`
-    }
+    const reason = (() => {
+      switch (err.code) {
+        case 'timeout':
+          return `The download did not finish within ${ctx.config.feedTimeoutSeconds} seconds`
+        case 'too_large':
+          return `The feed is larger than the ${ctx.config.feedMaxBytes} bytes allowed`
+        case 'forbidden_address':
+          return 'The feed URL points to a private, loopback or link-local address'
+        case 'invalid_url':
+          return err.message
+        default:
+          return `The download failed: ${err.message}`
+      }
+    })()
+    return { reason, code: 'bad_feed' }
   }
   return undefined
 }
@@ -51,7 +67,7 @@ function reasonOf(err: unknown, ctx: Ctx): string | undefined {
 /**
  * Downloads and reads a queued feed, and replaces its products when the whole file was good: the products
  * are staged in batches as they are parsed (memory holds one batch), then swapped in by one transaction.
- * A failed download, a malformed file, 50,000 items or more, or a file without products leaves the previous
+ * A failed download, a malformed file, `feedItemLimit` (50,000) items or more, or a file without products leaves the previous
  * products in place and puts the reason on the feed (state `failed`). Never throws for a feed's fault.
  */
 export async function runFeedRefresh(
@@ -75,6 +91,7 @@ export async function runFeedRefresh(
       throw new RefreshFailure(`The feed URL answered HTTP ${res.status}${redirect}`)
     }
     let detected: FeedFormat | null = null
+    const limit = ctx.config.feedItemLimit
     let seen = 0
     let pending = new Map<string, FeedProduct>()
     const flush = async () => {
@@ -88,11 +105,9 @@ export async function runFeedRefresh(
       feed.format_detected ? null : feed.format,
       (f) => (detected = f),
     )) {
+      // Fails at the limit-th item: the rest of the file is neither read (the download is dropped) nor staged.
       for (const p of batch) {
-        if (++seen >= FEED_ITEM_LIMIT)
-          throw new RefreshFailure(
-            `The feed has ${FEED_ITEM_LIMIT} items or more; only feeds with fewer than ${FEED_ITEM_LIMIT} items can be refreshed`,
-          )
+        if (++seen >= limit) throw new RefreshFailure(itemLimitReason(limit), 'item_limit')
         pending.set(p.id, p)
       }
       if (pending.size >= STAGE_BATCH) await flush()
@@ -103,14 +118,14 @@ export async function runFeedRefresh(
     ctx.log.info({ feedId, items: seen, products: count }, 'feed refreshed')
     return 'ok'
   } catch (err) {
-    let reason = reasonOf(err, ctx)
-    if (reason === undefined) {
+    let failure = reasonOf(err, ctx)
+    if (failure === undefined) {
       ctx.log.error({ err, feedId }, 'feed refresh failed')
-      reason = 'The refresh failed on the server; ask for another one later'
+      failure = { reason: 'The refresh failed on the server; ask for another one later', code: 'server' }
     }
     res?.close() // before the database work below: the feed's server need not wait for it
     await repo.clearStaging(ctx.db, feedId).catch(() => undefined)
-    await repo.markFailed(ctx.db, feedId, reason, ctx.clock.now())
+    await repo.markFailed(ctx.db, feedId, failure.reason, failure.code, ctx.clock.now())
     return 'failed'
   } finally {
     res?.close() // idempotent: stops the timer and drops a connection not read to its end

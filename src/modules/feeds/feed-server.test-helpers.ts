@@ -104,15 +104,27 @@ export const csvFeed = (items: TestItem[], delimiter = ';') =>
     ),
   ].join('\n') + '\n'
 
-/** Streams a Heureka feed of `n` generated items, written as the socket takes it (never held whole). */
-export async function streamHeureka(res: http.ServerResponse, n: number): Promise<void> {
+/**
+ * Streams a Heureka feed of `n` generated items, written as the socket takes it (never held whole); stops when
+ * the client goes. `tiny` items carry only their id (what a test of the item count needs, and cheap to read and
+ * stage). Resolves with the number of items written.
+ */
+export async function streamHeureka(
+  res: http.ServerResponse,
+  n: number,
+  opts: { tiny?: boolean } = {},
+): Promise<number> {
   res.writeHead(200, { 'content-type': 'application/xml' })
   res.write('<?xml version="1.0" encoding="utf-8"?>\n<SHOP>\n')
   const PER_WRITE = 500
+  let written = 0
   for (let i = 0; i < n && !res.destroyed; i += PER_WRITE) {
     let chunk = ''
     for (let j = i; j < Math.min(n, i + PER_WRITE); j++)
-      chunk += heurekaItem({ id: `P${j}`, title: `Product ${j}`, price: `${(j % 1000) + 0.5}` })
+      chunk += opts.tiny
+        ? `<SHOPITEM><ITEM_ID>P${j}</ITEM_ID></SHOPITEM>\n`
+        : heurekaItem({ id: `P${j}`, title: `Product ${j}`, price: `${(j % 1000) + 0.5}` })
+    written = Math.min(n, i + PER_WRITE)
     if (!res.write(chunk))
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -124,5 +136,6 @@ export async function streamHeureka(res: http.ServerResponse, n: number): Promis
         res.on('close', done)
       })
   }
-  res.end('</SHOP>\n')
+  if (!res.destroyed) res.end('</SHOP>\n')
+  return written
 }

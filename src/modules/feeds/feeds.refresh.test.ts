@@ -6,7 +6,8 @@ import { sql } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { ManualClock } from '../../core/clock.js'
 import { queryOne, queryRows } from '../../core/db/sql.js'
-import { FEED_ITEM_LIMIT, runFeedRefresh } from './feed-refresh.js'
+import type { OutboundStreamer } from '../../core/net/outbound-stream.js'
+import { runFeedRefresh } from './feed-refresh.js'
 import {
   csvFeed,
   googleAtom,
@@ -31,8 +32,14 @@ const items = (n: number, prefix = 'P'): TestItem[] =>
 
 describe('feed refresh', async () => {
   const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'))
-  // No worker: each test runs the refresh job's work itself, so it knows when it has ended.
-  const t = await startTestApp({ worker: false, clock, config: { allowPrivateNetwork: true } })
+  // No worker: each test runs the refresh job's work itself, so it knows when it has ended (and the request
+  // does not wait for it). The item limit is lowered to stay lean; feeds.routes.test.ts tries the real one.
+  const limit = 500
+  const t = await startTestApp({
+    worker: false,
+    clock,
+    config: { allowPrivateNetwork: true, feedRefreshWaitSeconds: 0, feedItemLimit: limit },
+  })
   let paths = 0
 
   /** A feed served at a fresh path with `answer`; returns its id and path. */
@@ -185,15 +192,60 @@ describe('feed refresh', async () => {
     assert.deepEqual(await productIds(id), ['NEW0', 'NEW1'])
   })
 
-  it(`fails a feed of ${FEED_ITEM_LIMIT} items, streamed, and keeps the previous products`, async () => {
+  it('fails at the limit-th item, drops the download there, and keeps the previous products', async () => {
     const { id, path } = await feedServing({ body: heurekaFeed(items(3, 'KEEP')) })
     assert.equal((await refresh(id)).result, 'ok')
-    server.serve(path, (res) => streamHeureka(res, FEED_ITEM_LIMIT))
+    // Exactly the limit fails; one fewer is fine (and stored whole).
+    server.serve(path, (res) => void streamHeureka(res, limit, { tiny: true }))
     const { result, feed } = await refresh(id)
     assert.equal(result, 'failed')
-    assert.match(feed.error, /50000 items or more/)
+    assert.equal(
+      feed.error,
+      `The feed has ${limit} items or more; only feeds with fewer than ${limit} items can be refreshed`,
+    )
     assert.equal(feed.item_count, 3)
     assert.deepEqual(await productIds(id), ['KEEP0', 'KEEP1', 'KEEP2'])
+    const code = async () =>
+      (await queryOne<{ c: string | null }>(
+        t.ctx.db,
+        sql`SELECT error_code AS c FROM feeds WHERE id = ${id}`,
+      ))!.c
+    assert.equal(await code(), 'item_limit')
+
+    server.serve(path, (res) => void streamHeureka(res, limit - 1, { tiny: true }))
+    assert.equal((await refresh(id)).feed.item_count, limit - 1)
+    assert.equal(await code(), null)
+
+    // A far longer file: the refresh stops reading at the limit, long before the server has written it all.
+    let written: number | undefined
+    const huge = 400 * limit
+    server.serve(path, async (res) => void (written = await streamHeureka(res, huge)))
+    const cut = await refresh(id)
+    assert.equal(cut.result, 'failed')
+    assert.equal(cut.feed.item_count, limit - 1)
+    for (let i = 0; i < 100 && written === undefined; i++) await new Promise((r) => setTimeout(r, 20))
+    assert.ok(written !== undefined && written < huge / 2, `the server wrote ${written} of ${huge} items`)
+    const staged = await queryOne<{ n: number }>(
+      t.ctx.db,
+      sql`SELECT count(*)::int AS n FROM feed_products_staging WHERE feed_id = ${id}`,
+    )
+    assert.equal(staged!.n, 0)
+  })
+
+  it("marks a failure of its own as the server's", async () => {
+    const { id } = await feedServing({ body: heurekaFeed(items(2)) })
+    clock.advance(61 * 60 * 1000)
+    assert.equal((await t.req('GET', `/feeds/${id}/refresh`)).status, 200)
+    const broken: OutboundStreamer = { open: () => Promise.reject(new Error('a bug of ours')) }
+    assert.equal(await runFeedRefresh(t.ctx, id, broken), 'failed')
+    const row = await queryOne<{ error: string; error_code: string }>(
+      t.ctx.db,
+      sql`SELECT error, error_code FROM feeds WHERE id = ${id}`,
+    )
+    assert.deepEqual(row, {
+      error: 'The refresh failed on the server; ask for another one later',
+      error_code: 'server',
+    })
   })
 
   it('skips a feed not queued or deleted; a repeated id keeps its last values', async () => {

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryOne, queryRows } from '../../core/db/sql.js'
 import type { FeedProduct } from './feed-product.js'
-import type { FeedFormat, FeedKind, FeedRefreshState } from './feeds.table.js'
+import type { FeedErrorCode, FeedFormat, FeedKind, FeedRefreshState } from './feeds.table.js'
 
 /** A feed as stored. */
 export interface FeedRow {
@@ -15,6 +15,7 @@ export interface FeedRow {
   format_detected: boolean
   state: FeedRefreshState
   error: string | null
+  error_code: FeedErrorCode | null
   item_count: number
   refresh_requested_at: Date | null
   refreshed_at: Date | null
@@ -35,7 +36,7 @@ export interface FeedProductRow {
 const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`
 
 const FEED_COLUMNS =
-  sql.raw(`id, account_id, name, url, kind, format, format_detected, state, error, item_count,
+  sql.raw(`id, account_id, name, url, kind, format, format_detected, state, error, error_code, item_count,
   refresh_requested_at, refreshed_at, created_at`)
 
 /** PGlite hands timestamps back as Date, node-postgres too; this keeps both honest if either changes. */
@@ -179,7 +180,7 @@ export async function swapInStaged(
   )
   const count = Number(moved?.n ?? 0)
   await clearStaging(tx, feedId)
-  await tx.execute(sql`UPDATE feeds SET state = 'ok', error = NULL, item_count = ${count},
+  await tx.execute(sql`UPDATE feeds SET state = 'ok', error = NULL, error_code = NULL, item_count = ${count},
       refreshed_at = ${ts(now)}, updated_at = ${ts(now)}, format = CASE WHEN format IS NULL OR format_detected THEN coalesce(${format}::text, format) ELSE format END,
       format_detected = (format IS NULL OR format_detected)
     WHERE id = ${feedId}`)
@@ -187,9 +188,16 @@ export async function swapInStaged(
 }
 
 /** Side effect: the refresh failed; the products stay as they were and the feed says why. */
-export async function markFailed(ex: Executor, feedId: number, error: string, now: Date): Promise<void> {
+export async function markFailed(
+  ex: Executor,
+  feedId: number,
+  error: string,
+  code: FeedErrorCode,
+  now: Date,
+): Promise<void> {
   await ex.execute(
-    sql`UPDATE feeds SET state = 'failed', error = ${error}, updated_at = ${ts(now)} WHERE id = ${feedId}`,
+    sql`UPDATE feeds SET state = 'failed', error = ${error}, error_code = ${code}, updated_at = ${ts(now)}
+        WHERE id = ${feedId}`,
   )
 }
 

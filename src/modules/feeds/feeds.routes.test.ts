@@ -4,7 +4,8 @@ import { sql } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { ManualClock } from '../../core/clock.js'
 import { queryOne } from '../../core/db/sql.js'
-import { heurekaFeed, startFeedServer } from './feed-server.test-helpers.js'
+import { FEED_ITEM_LIMIT } from './feed-refresh.js'
+import { heurekaFeed, startFeedServer, streamHeureka } from './feed-server.test-helpers.js'
 
 const server = await startFeedServer()
 server.serve('/shop.xml', {
@@ -15,8 +16,9 @@ server.serve('/shop.xml', {
 
 describe('feed routes', async () => {
   const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'))
-  // The worker runs: one test follows a refresh through the job queue, as a client would see it.
-  const t = await startTestApp({ clock, config: { allowPrivateNetwork: true } })
+  // The worker runs: a refresh goes through the job queue, and the request waits for it, as a client sees it.
+  // The wait is longer than the default so that a loaded machine does not turn an outcome into "queued".
+  const t = await startTestApp({ clock, config: { allowPrivateNetwork: true, feedRefreshWaitSeconds: 60 } })
 
   const create = async (over: Record<string, unknown> = {}, key = t.account.key) =>
     t.req('POST', '/feeds', { key, body: { name: 'Shop', url: server.url('/shop.xml'), ...over } })
@@ -85,7 +87,7 @@ describe('feed routes', async () => {
     const id = (await create()).body.id as number
     const res = await t.req('GET', `/data-feeds/${id}/refresh`)
     assert.equal(res.status, 200)
-    assert.equal(typeof res.body.message, 'string')
+    assert.deepEqual(res.body, { message: 'The feed has been refreshed: 25 products.' })
     const feed = await settled(id)
     assert.deepEqual(
       { ...feed, id: 0 },
@@ -162,5 +164,67 @@ describe('feed routes', async () => {
       assert.equal(feed.state, 'never')
     }
     assert.equal((await t.req('GET', '/feeds/999999/refresh')).status, 404)
+  })
+
+  it(`answers 422 for a feed of ${FEED_ITEM_LIMIT} items, keeps the products, and refuses it at once within the hour`, async () => {
+    assert.equal(t.ctx.config.feedItemLimit, FEED_ITEM_LIMIT, 'the real limit, once')
+    const path = '/big.xml'
+    server.serve(path, {
+      body: heurekaFeed([
+        { id: 'KEEP1', title: 'Kept' },
+        { id: 'KEEP2', title: 'Kept' },
+      ]),
+    })
+    const id = (await create({ url: server.url(path) })).body.id as number
+    assert.deepEqual((await t.req('GET', `/feeds/${id}/refresh`)).body, {
+      message: 'The feed has been refreshed: 2 products.',
+    })
+    const ids = async () =>
+      (await t.req('GET', `/feeds/${id}/products`)).body.data.map((p: { id: string }) => p.id)
+
+    clock.advance(61 * 60 * 1000)
+    server.serve(path, (res) => void streamHeureka(res, FEED_ITEM_LIMIT, { tiny: true }))
+    const over = await t.req('GET', `/data-feeds/${id}/refresh`)
+    const reason = `The feed has ${FEED_ITEM_LIMIT} items or more; only feeds with fewer than ${FEED_ITEM_LIMIT} items can be refreshed`
+    assert.equal(over.status, 422)
+    assert.equal(over.headers['content-type'], 'application/json')
+    assert.deepEqual(over.body, { errors: { url: [reason] } })
+    assert.deepEqual(await ids(), ['KEEP1', 'KEEP2'])
+    const failed = (await t.req('GET', `/feeds/${id}`)).body
+    assert.equal(failed.state, 'failed')
+    assert.equal(failed.error, reason)
+    assert.equal(failed.item_count, 2)
+
+    // Within the hour: the same 422 at once, with no download, and the hour still counts from the last one.
+    const downloads = server.hits(path)
+    clock.advance(30 * 60 * 1000)
+    assert.deepEqual((await t.req('GET', `/feeds/${id}/refresh`)).body, { errors: { url: [reason] } })
+    assert.equal(server.hits(path), downloads)
+    assert.equal((await t.req('GET', `/feeds/${id}`)).body.refresh_requested_at, failed.refresh_requested_at)
+
+    // An hour after that download the feed is read again: fixed by now, it replaces the products.
+    clock.advance(31 * 60 * 1000)
+    server.serve(path, { body: heurekaFeed([{ id: 'NEW1', title: 'New' }]) })
+    assert.deepEqual((await t.req('GET', `/feeds/${id}/refresh`)).body, {
+      message: 'The feed has been refreshed: 1 product.',
+    })
+    assert.deepEqual(await ids(), ['NEW1'])
+  })
+
+  it('answers 422 {errors:{url}} for a malformed feed or a failed download; a later hour may try again', async () => {
+    server.serve('/bad.xml', { body: '<SHOP><SHOPITEM><ITEM_ID>1</ITEM_ID></SHOP>' })
+    const id = (await create({ url: server.url('/bad.xml') })).body.id as number
+    const bad = await t.req('GET', `/feeds/${id}/refresh`)
+    assert.equal(bad.status, 422)
+    assert.deepEqual(Object.keys(bad.body.errors), ['url'])
+    assert.match(bad.body.errors.url[0], /not well-formed XML/)
+    // Not the item limit: within the hour it is the hourly limit that answers.
+    assert.equal((await t.req('GET', `/feeds/${id}/refresh`)).status, 429)
+
+    clock.advance(61 * 60 * 1000)
+    server.serve('/bad.xml', { status: 404, body: 'gone' })
+    const gone = await t.req('GET', `/feeds/${id}/refresh`)
+    assert.equal(gone.status, 422)
+    assert.deepEqual(gone.body, { errors: { url: ['The feed URL answered HTTP 404'] } })
   })
 })

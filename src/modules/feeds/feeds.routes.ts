@@ -91,7 +91,8 @@ export function feedRoutes(app: ApiApp, ctx: AppContext): void {
         schema: {
           tags,
           operationId,
-          summary: 'Queue a download of the feed (marketer plan; once an hour; fewer than 50,000 items)',
+          summary:
+            'Refresh the feed and answer its outcome when it ends within FEED_REFRESH_WAIT_SECONDS (marketer plan; once an hour; fewer than 50,000 items, else 422)',
           params: IdParams,
           response: { 200: RefreshReply, ...refreshErrors },
         },

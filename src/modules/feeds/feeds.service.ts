@@ -1,9 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { AppContext } from '../../core/context.js'
 import { lastPage, toPage } from '../../core/db/pagination.js'
 import type { AuthAccount } from '../../core/http/auth.js'
 import { fieldError, HttpError, notFound, planRestricted } from '../../core/http/errors.js'
 import { sqlDateTime } from '../../core/http/formats.js'
 import { forbiddenHostReason, parseOutboundUrl } from '../../core/net/outbound-url.js'
+import { itemLimitReason } from './feed-refresh.js'
 import { queueRefresh } from './feeds.jobs.js'
 import * as repo from './feeds.repo.js'
 import {
@@ -39,6 +41,22 @@ export function createFeedService(ctx: Ctx) {
     const feed = await repo.findFeed(ctx.db, accountId, id)
     if (!feed) throw notFound('Feed not found')
     return feed
+  }
+
+  /**
+   * The feed once its refresh has ended (state ok or failed), or undefined when it has not within
+   * `feedRefreshWaitSeconds` (or was deleted). Polls the row, more slowly as time goes on: the refresh may run
+   * in another process, and a row read is the one signal every deployment shares. Real time, not ctx.clock.
+   */
+  async function waitForOutcome(accountId: number, id: number): Promise<repo.FeedRow | undefined> {
+    const deadline = performance.now() + ctx.config.feedRefreshWaitSeconds * 1000
+    for (let pause = 50; performance.now() < deadline; pause = Math.min(pause * 2, 500)) {
+      await sleep(Math.max(1, Math.min(pause, deadline - performance.now())))
+      const row = await repo.findFeed(ctx.db, accountId, id)
+      if (!row) return undefined
+      if (row.state === 'ok' || row.state === 'failed') return row
+    }
+    return undefined
   }
 
   return {
@@ -94,23 +112,29 @@ export function createFeedService(ctx: Ctx) {
     },
 
     /**
-     * Queues a refresh (api.md Limits): the marketer plan only (403), one request per feed and hour (429,
-     * counted from the last accepted request whatever came of it). Size and item limits are checked by the
-     * download itself, in the background, and a refresh over them fails on the feed.
+     * Asks for a refresh (api.md Limits, contract §8) and answers with its outcome when it ends within
+     * `feedRefreshWaitSeconds`: the marketer plan only (403); one download per feed and hour (429, counted from
+     * the last request that started one, whatever came of it); within the hour after a refresh refused for its
+     * item count, 422 at once with the same reason (no download, nothing recorded). The refresh itself runs in
+     * a worker, perhaps in another process, so the request watches the feed's row. Ended well: 200; the feed's
+     * fault (50,000 items or more, malformed, the download failed): 422 `{errors:{url:[reason]}}` and the
+     * previous products stay; still running at the end of the wait: 200 and the feed tells the rest.
      */
     async requestRefresh(account: AuthAccount, id: number) {
       if (account.plan !== 'marketer')
         throw planRestricted('Data feed refresh is available on the marketer plan only.')
       const feed = await requireFeed(account.id, id)
       const now = ctx.clock.now()
+      const notBefore = new Date(now.getTime() - REFRESH_INTERVAL_MS)
+      if (
+        feed.state === 'failed' &&
+        feed.error_code === 'item_limit' &&
+        feed.refresh_requested_at !== null &&
+        feed.refresh_requested_at > notBefore
+      )
+        throw fieldError('url', feed.error ?? itemLimitReason(ctx.config.feedItemLimit))
       const queued = await ctx.db.transaction(async (tx) => {
-        const row = await repo.recordRefreshRequest(
-          tx,
-          account.id,
-          id,
-          now,
-          new Date(now.getTime() - REFRESH_INTERVAL_MS),
-        )
+        const row = await repo.recordRefreshRequest(tx, account.id, id, now, notBefore)
         if (row) await queueRefresh(ctx, tx, id)
         return row
       })
@@ -123,7 +147,14 @@ export function createFeedService(ctx: Ctx) {
           { 'retry-after': String(retryAfter) },
         )
       }
-      return { message: 'The feed refresh has been queued.' }
+      const ended = await waitForOutcome(account.id, id)
+      if (!ended) return { message: 'The feed refresh has been queued.' }
+      if (ended.state === 'ok')
+        return {
+          message: `The feed has been refreshed: ${ended.item_count} product${ended.item_count === 1 ? '' : 's'}.`,
+        }
+      if (ended.error_code === 'server') throw new Error(`feed ${id}: the refresh failed on the server`)
+      throw fieldError('url', ended.error ?? 'The feed could not be refreshed')
     },
   }
 }

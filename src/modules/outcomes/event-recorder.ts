@@ -108,6 +108,14 @@ export function createEventRecorder(ctx: Ctx) {
       return url
     },
 
+    /** A click on a link whose target its signed token carries (tracking-links `clickTo`). */
+    async clickedTarget(messageId: number, url: string, record = true) {
+      const message = await trackedMessage(messageId)
+      if (!message) return undefined
+      if (record) await hit(message, 'click', url)
+      return url
+    },
+
     /** One-click or page unsubscribe; idempotent: only the first one writes an event. */
     async unsubscribed(
       messageId: number,

@@ -6,5 +6,4 @@
  */
 export { createEventRecorder, type EventRecorder } from './event-recorder.js'
 export { insertEvent, recordHits, type Hit } from './outcomes.repo.js'
-export { deliver, recordSoftFailure, smtpFailure, type DeliveryOutcome } from './deliver.js'
 export { sendOutcomes } from './send-outcomes.js'

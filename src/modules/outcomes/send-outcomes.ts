@@ -1,11 +1,38 @@
 import type { AppContext } from '../../core/context.js'
-import type { SendOutcomes } from '../delivery/index.js'
+import { classifySmtpReply } from '../../core/mail/bounce-rules.js'
+import type { MessageRef, SendOutcomes } from '../delivery/index.js'
 import { markRefused } from '../messages/index.js'
 import { enqueueWebhookEvents } from '../webhooks/index.js'
-import { recordSoftFailure, smtpFailure } from './deliver.js'
 import { createEventRecorder } from './event-recorder.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock'>
+
+interface SmtpFailure {
+  responseCode?: number
+  response?: string
+  message?: string
+}
+
+/**
+ * What a failed hand-over means: a refusal with 5xx that reads as permanent is a hard bounce on the spot;
+ * 4xx, and a broken or refused connection, ask for a retry later.
+ */
+function smtpFailure(err: unknown): { outcome: 'hard_bounce' | 'retry'; error: string } {
+  const f = err as SmtpFailure
+  const error = (f.response ?? f.message ?? String(err)).replace(/\s+/g, ' ').slice(0, 500)
+  const code = typeof f.responseCode === 'number' ? f.responseCode : 0
+  const hard = code >= 500 && classifySmtpReply(code, undefined, error) === 'hard_bounce'
+  return { outcome: hard ? 'hard_bounce' : 'retry', error }
+}
+
+/** The relay refused the message, for good (`hard`) or once more after a deferral (`soft`): row and bounce. */
+async function recordRefusal(ctx: Ctx, message: MessageRef, kind: 'hard' | 'soft', error: string) {
+  const recorder = createEventRecorder(ctx)
+  await ctx.db.transaction(async (tx) => {
+    await markRefused(tx, message.id, error, ctx.clock.now())
+    await recorder.bounced(tx, message, kind, error)
+  })
+}
 
 /**
  * What the one sender records about the relay's answers, wired here above the modules it writes to (events,
@@ -28,14 +55,9 @@ export const sendOutcomes: SendOutcomes = {
       })),
     )
   },
-  async refused(ctx: Ctx, message, error) {
-    const recorder = createEventRecorder(ctx)
-    await ctx.db.transaction(async (tx) => {
-      await markRefused(tx, message.id, error, ctx.clock.now())
-      await recorder.bounced(tx, message, 'hard', error)
-    })
-  },
-  softBounce: (ctx: Ctx, message, error) => recordSoftFailure(ctx, message, error),
+  refused: (ctx: Ctx, message, error) => recordRefusal(ctx, message, 'hard', error),
+  // The relay kept answering 4xx (or could not be reached) until the retry: a soft bounce.
+  softBounce: (ctx: Ctx, message, error) => recordRefusal(ctx, message, 'soft', error),
   classify: smtpFailure,
   unsendable: (ctx: Ctx, id, error) => markRefused(ctx.db, id, error, ctx.clock.now()),
 }

@@ -10,6 +10,9 @@ import { startTestApp } from '../../../test/helpers/app.js'
 import { startSmtpSink, type SinkMessage } from '../../../test/helpers/smtp-sink.js'
 import { ManualClock } from '../../core/clock.js'
 import { compileTemplate } from '../../core/mail/merge-tags.js'
+import { readClickToken, trackingLinks } from '../../core/mail/tracking-links.js'
+import { queryRows } from '../../core/db/sql.js'
+import { sql } from 'drizzle-orm'
 import { startCampaignSender } from '../../../test/helpers/sender.js'
 import {
   campaignRow,
@@ -56,11 +59,23 @@ describe('recommendations in mail', async () => {
   await trainDueRecommenders(t.ctx)
   assert.equal((await t.req('GET', `/recommenders/${rid}`)).body.status, 'ready')
 
-  /** Product ids in the order the HTML links them (image and title link each product: kept once). */
-  const linkedIds = (html: string) => {
-    const found = [...html.matchAll(/href="https:\/\/shop\.example\/p\/([a-z0-9]+)"/g)].map((m) => m[1]!)
-    return found.filter((id, i) => found[i - 1] !== id)
+  /**
+   * The block's links: click-tracking links of the message, each carrying its product page. Product ids in the
+   * order they are linked (image and title link each product: kept once), and the message they count for.
+   */
+  const tracked = (body: string) => {
+    const refs = [...body.matchAll(/\/t\/c\/([A-Za-z0-9_.-]+)/g)].map((m) => ({
+      path: `/t/c/${m[1]!}`,
+      ref: readClickToken(t.ctx, m[1]!),
+    }))
+    const found = refs.flatMap(({ path, ref }) => {
+      const id =
+        ref && 'url' in ref ? /^https:\/\/shop\.example\/p\/([a-z0-9]+)$/.exec(ref.url)?.[1] : undefined
+      return id && ref ? [{ id, path, messageId: ref.messageId }] : []
+    })
+    return found.filter((f, i) => found[i - 1]?.id !== f.id)
   }
+  const linkedIds = (body: string) => tracked(body).map((f) => f.id)
   const apiIds = async (email: string, limit: number) =>
     (
       (await t.req('GET', `/recommenders/${rid}/recommendations?email=${email}&limit=${limit}`)).body
@@ -93,9 +108,9 @@ describe('recommendations in mail', async () => {
       assert.equal(expected.length === 0, p.email === 'dan@example.cz', p.email)
       assert.deepEqual(linkedIds(html), expected, p.email)
       assert.match(html, /<div id="foreign"><\/div>/, "another account's recommender renders empty")
+      assert.ok(!html.includes('href="https://shop.example/p/'), 'no product link goes untracked')
       const text = m.parsed.text ?? ''
-      for (const pid of expected)
-        assert.ok(text.includes(`https://shop.example/p/${pid}`), `${p.email} text: ${text}`)
+      assert.deepEqual(linkedIds(text), expected, `${p.email} text: ${text}`)
       const bought = new Set(orders.filter((o) => o.email === p.email).flatMap((o) => o.codes))
       assert.ok(expected.every((pid) => !bought.has(pid)))
     }
@@ -105,6 +120,84 @@ describe('recommendations in mail', async () => {
     assert.ok(fish.includes('Fish &amp; &lt;Chips&gt;'), 'feed titles are escaped')
     assert.ok(!fish.includes('<Chips>'))
     assert.ok(fish.includes('12.5'))
+  })
+
+  it("counts clicks on the block's links, and shows the block in the web version and the public page", async () => {
+    sink.messages.length = 0
+    const list = await listWith(t, t.account, [{ email: 'ann@example.cz', name: 'Ann' }])
+    const id = await createCampaign(t, t.account, [list], {
+      subject: 'Web',
+      html_text: `<html><body><p><a href="https://shop.example/about">About</a></p>*|RECOMMEND:${rid}:2|*</body></html>`,
+    })
+    await t.req('POST', `/campaigns/${id}/send`)
+    for (let i = 0; i < 20 && (await campaignRow(t, id))?.status !== 3; i++) await sender.runOnce()
+    const html = String(sink.messages[0]!.parsed.html)
+    const links = tracked(html)
+    const expected = await apiIds('ann@example.cz', 2)
+    assert.equal(expected.length, 2)
+    assert.deepEqual(
+      links.map((l) => l.id),
+      expected,
+    )
+    const click = await t.app.inject({ method: 'GET', url: links[1]!.path })
+    assert.equal(click.statusCode, 302)
+    assert.equal(click.headers.location, `https://shop.example/p/${expected[1]}`)
+    const clicks = await queryRows<{ url: string }>(
+      t.ctx.db,
+      sql`SELECT url FROM events WHERE message_id = ${links[1]!.messageId} AND event = 'click'`,
+    )
+    assert.deepEqual(clicks, [{ url: `https://shop.example/p/${expected[1]}` }])
+    // The campaign's own link keeps its number: the block does not move it.
+    const about = /href="([^"]*\/t\/c\/[^"]+)"[^>]*>About/.exec(html)![1]!
+    const aboutClick = await t.app.inject({ method: 'GET', url: about.replace(/^https?:\/\/[^/]+/, '') })
+    assert.equal(aboutClick.headers.location, 'https://shop.example/about')
+
+    // The web version: the recipient's products, tracked as in the mail.
+    const web = await t.app.inject({
+      method: 'GET',
+      url: trackingLinks(t.ctx)
+        .webVersion(links[0]!.messageId)
+        .replace(/^https?:\/\/[^/]+/, ''),
+    })
+    assert.equal(web.statusCode, 200)
+    assert.deepEqual(linkedIds(web.body), expected)
+    // The public web version, for nobody in particular: the bestsellers, untracked.
+    const archive = await t.app.inject({
+      method: 'GET',
+      url: trackingLinks(t.ctx)
+        .archive(id)
+        .replace(/^https?:\/\/[^/]+/, ''),
+    })
+    assert.equal(archive.statusCode, 200)
+    const bestsellers = [...archive.body.matchAll(/href="https:\/\/shop\.example\/p\/([a-z0-9]+)"/g)].map(
+      (m) => m[1]!,
+    )
+    assert.deepEqual(
+      bestsellers.filter((b, i) => bestsellers[i - 1] !== b),
+      await apiIds('nobody@example.cz', 2),
+    )
+  })
+
+  it("shows a test copy's addressee their own products (a buyer) or the bestsellers (anyone else)", async () => {
+    sink.messages.length = 0
+    const list = await listWith(t, t.account, [{ email: 'ann@example.cz', name: 'ann' }])
+    const id = await createCampaign(t, t.account, [list], {
+      subject: 'Test',
+      html_text: `<html><body><div>*|RECOMMEND:${rid}:2|*</div></body></html>`,
+    })
+    const res = await t.req('POST', `/campaigns/${id}/test`, {
+      body: { emails: ['bob@example.cz', 'qa@example.cz'] },
+    })
+    assert.equal(res.status, 200, res.text)
+    // The copies are ledger rows: the one sender sends them.
+    await sender.runOnce()
+    await sink.waitFor(2)
+    const byEmail = new Map<string, SinkMessage>(sink.messages.map((m) => [m.envelopeTo[0]!, m]))
+    for (const email of ['bob@example.cz', 'qa@example.cz']) {
+      const expected = await apiIds(email, 2)
+      assert.equal(expected.length, 2, email)
+      assert.deepEqual(linkedIds(String(byEmail.get(email)!.parsed.html)), expected, email)
+    }
   })
 
   it('reads tags with and without a count; bad ones are kept so they render empty', () => {

@@ -32,11 +32,16 @@ type Product = Pick<RecommendedRow, 'title' | 'url' | 'image' | 'price'>
 /** Only web links become links and images: a feed's `javascript:` URL must not reach a mail. */
 const webUrl = (u: string) => (/^https?:\/\//i.test(u.trim()) ? u.trim() : '')
 
+/** How a product's page is linked: as it is, or through a click-tracking link of the message. */
+type Linker = (url: string) => string
+const asIs: Linker = (url) => url
+
 /** A simple inline-styled table (image, title linked to the product, price), every value escaped. */
-export function productsHtml(products: readonly Product[]): string {
+export function productsHtml(products: readonly Product[], linkTo: Linker = asIs): string {
   if (products.length === 0) return ''
   const rows = products.map((p) => {
-    const url = escapeHtml(webUrl(p.url))
+    const page = webUrl(p.url)
+    const url = page ? escapeHtml(linkTo(page)) : ''
     const image = webUrl(p.image)
     const title = escapeHtml(p.title)
     const link = (inner: string, style = '') =>
@@ -60,8 +65,8 @@ export function productsHtml(products: readonly Product[]): string {
 }
 
 /** The text part: a title line and a URL line per product. */
-export function productsText(products: readonly Product[]): string {
-  return products.map((p) => (webUrl(p.url) ? `${p.title}\n${webUrl(p.url)}` : p.title)).join('\n\n')
+export function productsText(products: readonly Product[], linkTo: Linker = asIs): string {
+  return products.map((p) => (webUrl(p.url) ? `${p.title}\n${linkTo(webUrl(p.url))}` : p.title)).join('\n\n')
 }
 
 type Ctx = Pick<AppContext, 'db'>
@@ -69,6 +74,11 @@ type Ctx = Pick<AppContext, 'db'>
 export interface RecommendBatch {
   accountId: number
   recipients: { messageId: number; email: string }[]
+  /**
+   * The click-tracking link of a message to a product page. The block is inserted as the mail is rendered,
+   * after its own links were numbered for tracking, so its links are tracked here, each carrying its target.
+   */
+  track?: (messageId: number, url: string) => string
 }
 
 /**
@@ -104,8 +114,10 @@ export async function recommendationVars(
       const products = (tag.recommenderId === null ? undefined : byModel.get(tag.recommenderId))
         ?.get(emailOf(r.email))
         ?.slice(0, tag.count)
-      own[tag.name] = products ? productsText(products) : ''
-      own[htmlBlockVar(tag.name)] = products ? productsHtml(products) : ''
+      const track = batch.track
+      const linkTo: Linker = track && r.messageId > 0 ? (url) => track(r.messageId, url) : asIs
+      own[tag.name] = products ? productsText(products, linkTo) : ''
+      own[htmlBlockVar(tag.name)] = products ? productsHtml(products, linkTo) : ''
     }
     vars.set(r.messageId, own)
   }

@@ -9,7 +9,15 @@ import { sql } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { ManualClock } from '../../core/clock.js'
 import { queryOne } from '../../core/db/sql.js'
+import { PgDialect } from 'drizzle-orm/pg-core'
+import { recommendationSql } from './recommendations.repo.js'
 import { trainDueRecommenders } from './recommender-trainer.js'
+
+interface PlanNode {
+  'Subplan Name'?: string
+  'Plan Rows': number
+  Plans?: PlanNode[]
+}
 import { expectedFor, postOrders, seedFeed, type Order } from './recommenders.test-helpers.js'
 
 const SHOP = 'shop.cz'
@@ -260,6 +268,32 @@ describe('recommenders', async () => {
       (await recs(id, 'email=nobody@example.cz')).map((p) => p.id),
       ['p01'],
     )
+  })
+
+  it('plans one person as one: no JIT-compiling estimate at every request', async () => {
+    // From a JSON array the planner counted 100 people, so a buyer's request was estimated past
+    // jit_above_cost and PostgreSQL compiled its plan each time (README, Recommenders). The estimate of the
+    // people read is what decides, whatever the tables hold.
+    const model = {
+      id: Number(rid),
+      account_id: t.account.id,
+      shop_id: SHOP,
+      feed_id: feed,
+      settings: { included_months: [], filtered_products: [], filtered_categories: [] },
+    }
+    const peopleRows = async (emails: string[]) => {
+      const q = new PgDialect().sqlToQuery(recommendationSql(model, emails, 5))
+      const res = await t.ctx.dbHandle.executeSql(`EXPLAIN (FORMAT JSON) ${q.sql}`, q.params)
+      const raw = res.rows[0]!['QUERY PLAN']
+      const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[]
+      const find = (n: PlanNode): number | undefined =>
+        n['Subplan Name'] === 'CTE people'
+          ? n['Plan Rows']
+          : (n.Plans ?? []).map(find).find((x) => x !== undefined)
+      return find(plan[0]!.Plan)
+    }
+    assert.equal(await peopleRows(['ann@example.cz']), 1)
+    assert.ok((await peopleRows(['ann@example.cz', 'bob@example.cz']))! > 1, 'a batch is read as before')
   })
 
   it('deletes it with its model', async () => {

@@ -75,8 +75,11 @@ export async function restoreErasedOnto(
   return rows[0]?.reason ?? null
 }
 
-/** A query of the addresses among these (address, hash) pairs that are remembered as suppressed. */
-export function erasedAmong(accountId: number, pairs: { email: string; hash: string }[]): SQL {
-  return sql`SELECT p.email FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS p(email text, hash text)
-             JOIN erased_suppressions e ON e.account_id = ${accountId} AND e.address_hash = p.hash`
+/**
+ * A query of the (account, address) pairs among `pairs` (a relation with columns a, email, hash) that are
+ * remembered as suppressed.
+ */
+export function erasedAmong(pairs: SQL): SQL {
+  return sql`SELECT p.a, p.email FROM ${pairs} p
+             JOIN erased_suppressions e ON e.account_id = p.a AND e.address_hash = p.hash`
 }

@@ -4,6 +4,9 @@ export {
   applyComplaint,
   applyHardBounce,
   applySoftBounce,
-  suppressedAddresses,
+  addressKey,
+  suppressedAmong,
+  type AccountAddress,
   unsubscribeEverywhere,
 } from './deliverability.repo.js'
+export type { ErasureStep } from './subscriber-delete.service.js'

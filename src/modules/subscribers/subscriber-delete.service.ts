@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto'
 import type { AppContext } from '../../core/context.js'
+import type { Executor } from '../../core/db/client.js'
 import { normalizeEmail } from '../../core/http/email.js'
 import { notFound } from '../../core/http/errors.js'
 import { pseudonymiseAddress } from '../events/index.js'
@@ -19,13 +20,25 @@ function pseudonym(secret: string, accountId: number, email: string): string {
 }
 
 /**
+ * What a module above this one does to its own rows of an erased address, in the erasure's transaction (the
+ * module list hands these in: the automation runs and log, say). `pseudonym` is the one stand-in every table
+ * gets, so logs still count one person.
+ */
+export type ErasureStep = (
+  tx: Executor,
+  erased: { accountId: number; email: string; pseudonym: string; now: Date },
+) => Promise<void>
+
+/**
  * `DELETE /subscribers/{email}/delete` (GDPR erasure, contract §3): the person leaves every list of the account
  * and the address is replaced in the mail and event logs, on purchases and pending signals, all in one
  * transaction. Tracker events go with the contact. An address suppressed by a hard bounce or complaint is
- * remembered by keyed hash only, so erasing it never lets it be mailed again.
+ * remembered by keyed hash only, so erasing it never lets it be mailed again. `steps` do the same to the
+ * tables of modules above this one.
  */
 export function createSubscriberDeleteService(
   ctx: Pick<AppContext, 'db' | 'clock' | 'linkSecret' | 'erasureSecret'>,
+  steps: readonly ErasureStep[] = [],
 ) {
   return {
     async erase(accountId: number, rawEmail: string) {
@@ -41,6 +54,7 @@ export function createSubscriberDeleteService(
         await pseudonymiseAddress(tx, accountId, email, stand)
         await pseudonymisePurchases(tx, accountId, email, stand)
         await pseudonymiseSignals(tx, accountId, email, stand)
+        for (const step of steps) await step(tx, { accountId, email, pseudonym: stand, now: ctx.clock.now() })
         return true
       })
       if (!deleted) throw notFound('Subscriber not found')

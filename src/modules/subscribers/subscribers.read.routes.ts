@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify'
 import type { AppContext } from '../../core/context.js'
 import type { ApiApp } from '../../core/http/app-types.js'
 import { commonErrors, Deleted, IdParams } from '../../core/http/schemas.js'
-import { createSubscriberDeleteService } from './subscriber-delete.service.js'
+import { createSubscriberDeleteService, type ErasureStep } from './subscriber-delete.service.js'
 import {
   EmailParams,
   GlobalSubscriberReply,
@@ -23,9 +23,13 @@ function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
 }
 
 /** List pages, one subscriber by email or phone, the global subscriber, GDPR delete. */
-export function subscriberReadRoutes(app: ApiApp, ctx: AppContext): void {
+export function subscriberReadRoutes(
+  app: ApiApp,
+  ctx: AppContext,
+  erasureSteps: readonly ErasureStep[] = [],
+): void {
   const read = createSubscriberReadService(ctx)
-  const erase = createSubscriberDeleteService(ctx)
+  const erase = createSubscriberDeleteService(ctx, erasureSteps)
 
   app.get(
     '/lists/:id/subscribers',

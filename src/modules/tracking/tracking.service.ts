@@ -40,7 +40,11 @@ export function createTrackingService(ctx: Ctx, sources: MessageSources) {
     /** The stored target of the link after recording the click; nothing from the request can change it. */
     async click(token: string, record = true): Promise<string> {
       const ref = readClickToken(ctx, token)
-      const url = ref ? await recorder.clicked(ref.messageId, ref.index, sources.links, record) : undefined
+      const url = !ref
+        ? undefined
+        : 'url' in ref
+          ? await recorder.clickedTarget(ref.messageId, ref.url, record)
+          : await recorder.clicked(ref.messageId, ref.index, sources.links, record)
       // Stored links are http(s) by construction (compose-message); checked again so no row can ever turn
       // this page into a javascript: or data: redirect.
       if (!url || !/^https?:\/\//i.test(url)) throw notFound()

@@ -96,7 +96,8 @@ export function outboxInsertFromSql(source: SQL, onlyIf?: SQL): SQL {
     SELECT w.account_id,
            x.payload
              || jsonb_build_object('subject', coalesce(m.subject, ''))
-             || CASE WHEN m.batch_id IS NULL THEN '{}'::jsonb
+             -- A campaign's test copy has a body row of its own, but no API call (transmission) sent it.
+             || CASE WHEN m.batch_id IS NULL OR m.kind = 'test' THEN '{}'::jsonb
                      ELSE jsonb_build_object('transmission_id', m.batch_id::text) END
              || jsonb_build_object('rcpt_meta',
                   coalesce(x.payload -> 'rcpt_meta', '{}'::jsonb) || jsonb_build_object('subaccount', a.name))

@@ -1,0 +1,2 @@
+ALTER TABLE "automation_runs" ADD COLUMN "root_run_id" bigint;--> statement-breakpoint
+CREATE INDEX "automation_runs_root_idx" ON "automation_runs" USING btree ("root_run_id") WHERE "automation_runs"."root_run_id" IS NOT NULL;

@@ -255,6 +255,9 @@ export async function startDateRuns(
   yearStart: Date,
   now: Date,
 ): Promise<number> {
+  // Two workers scanning the same day would both pass NOT EXISTS (neither sees the other's uncommitted rows)
+  // and start every run twice: one scan per pipeline at a time, until commit.
+  await ex.execute(sql`SELECT pg_advisory_xact_lock(${AUTOMATION_DATE_SCAN_LOCK}::int, ${p.id}::int)`)
   const rows = await queryRows<{ id: string | number }>(
     ex,
     sql`INSERT INTO automation_runs (account_id, pipeline_id, pipeline_version, contact_id, email, trigger_kind,
@@ -404,3 +407,5 @@ export async function lockTriggers(ex: Executor, roots: readonly number[]): Prom
 
 /** The first key of lockTriggers' advisory locks (the second is the trigger's run id). */
 const AUTOMATION_TRIGGER_LOCK = 1_302_113
+/** The first key of startDateRuns' advisory locks (the second is the pipeline id). */
+const AUTOMATION_DATE_SCAN_LOCK = 1_302_114

@@ -197,6 +197,8 @@ describe('automation triggers', async () => {
     await createEngine(t.ctx).runOnce()
     assert.deepEqual(await emails(bday), ['bday@example.cz'])
     clock.advance(365 * DAY)
+    // Workers scanning the new day at once start one run between them (on PostgreSQL they really overlap).
+    await Promise.all([1, 2, 3].map(() => createEngine(t.ctx).runOnce()))
     await settle(t)
     assert.deepEqual(await emails(bday), ['bday@example.cz', 'bday@example.cz'])
     // once re-entry: never a second year

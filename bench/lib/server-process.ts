@@ -86,11 +86,15 @@ export async function startServerProcess(
   // BENCH_NODE_ARGS adds node flags to the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
   await (built ??= buildDist())
+  // BENCH_SERVER_LOG=<file> keeps the server's log (appended), to see why a run stalled.
+  const logFile = process.env.BENCH_SERVER_LOG
+  const stdout = logFile ? fs.openSync(logFile, 'a') : 'ignore'
   const child = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], {
     cwd: root,
     env,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', stdout, 'inherit'],
   })
+  if (typeof stdout === 'number') fs.closeSync(stdout)
   const url = `http://127.0.0.1:${port}`
   try {
     await waitHealthy(url, child)

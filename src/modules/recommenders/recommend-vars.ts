@@ -1,6 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import { escapeHtml, htmlBlockVar, tagArguments } from '../../core/mail/merge-tags.js'
-import { recommendForBatch, type RecommendedRow } from './recommendations.repo.js'
+import { recommend, type RecommendedRow } from './recommend.js'
 import { recommendersByIds } from './recommenders.repo.js'
 
 /** Products a tag shows when it gives no count, and the most it may ask for. */
@@ -71,6 +71,20 @@ export function productsText(products: readonly Product[], linkTo: Linker = asIs
 
 type Ctx = Pick<AppContext, 'db'>
 
+/**
+ * A message's linker: each product page tracked once per message, though the HTML links it twice (image and
+ * title) and the text once more (each tracked link is an HMAC over the URL, on the sender's main thread).
+ */
+function linkerOf(track: RecommendBatch['track'], messageId: number): Linker {
+  if (!track || messageId <= 0) return asIs
+  const tracked = new Map<string, string>()
+  return (url) => {
+    let link = tracked.get(url)
+    if (link === undefined) tracked.set(url, (link = track(messageId, url)))
+    return link
+  }
+}
+
 export interface RecommendBatch {
   accountId: number
   recipients: { messageId: number; email: string }[]
@@ -83,8 +97,8 @@ export interface RecommendBatch {
 
 /**
  * Each mail's recommendation variables: for every tag, the text form under its name and the HTML table under
- * its HTML-block name (merge-tags.ts inserts that raw in HTML). ONE statement per recommender named for the
- * whole batch, none without the tag. A recommender of another account, or none, renders empty.
+ * its HTML-block name (merge-tags.ts inserts that raw in HTML). One recommend() per recommender named for the
+ * whole batch (recommend.ts), none without the tag. A recommender of another account, or none, renders empty.
  */
 export async function recommendationVars(
   ctx: Ctx,
@@ -100,22 +114,15 @@ export async function recommendationVars(
   const byModel = new Map<number, Map<string, RecommendedRow[]>>()
   for (const model of models) {
     const count = Math.max(...tags.filter((t) => t.recommenderId === model.id).map((t) => t.count))
-    const byEmail = new Map<string, RecommendedRow[]>()
-    for (const row of await recommendForBatch(ctx.db, model, emails, count)) {
-      const list = byEmail.get(row.email) ?? []
-      list.push(row)
-      byEmail.set(row.email, list)
-    }
-    byModel.set(model.id, byEmail)
+    byModel.set(model.id, await recommend(ctx.db, model, emails, count))
   }
   for (const r of batch.recipients) {
     const own: Record<string, string> = {}
+    const linkTo = linkerOf(batch.track, r.messageId)
     for (const tag of tags) {
       const products = (tag.recommenderId === null ? undefined : byModel.get(tag.recommenderId))
         ?.get(emailOf(r.email))
         ?.slice(0, tag.count)
-      const track = batch.track
-      const linkTo: Linker = track && r.messageId > 0 ? (url) => track(r.messageId, url) : asIs
       own[tag.name] = products ? productsText(products, linkTo) : ''
       own[htmlBlockVar(tag.name)] = products ? productsHtml(products, linkTo) : ''
     }

@@ -13,10 +13,14 @@ export interface RecommenderRow {
   settings: RecommenderSettings
   last_trained_at: Date | string | null
   created_at: Date | string
+  /** Changes whenever its model, its feed's products or its settings do (recommendation-cache.ts keys on it). */
+  model_key: string
 }
 
 const COLUMNS = sql.raw(
-  'r.id, r.account_id, r.shop_id, r.feed_id, r.status, r.error, r.settings, r.last_trained_at, r.created_at',
+  `r.id, r.account_id, r.shop_id, r.feed_id, r.status, r.error, r.settings, r.last_trained_at, r.created_at,
+   concat_ws('|', r.last_trained_at::text, r.trained_version,
+             (SELECT f.refreshed_at::text FROM feeds f WHERE f.id = r.feed_id), r.settings::text) AS model_key`,
 )
 
 export async function feedOfAccount(ex: Executor, accountId: number, feedId: number): Promise<boolean> {

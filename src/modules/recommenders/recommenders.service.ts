@@ -1,6 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import { fieldError, HttpError, notFound } from '../../core/http/errors.js'
-import { recommendPrepared } from './recommendations.repo.js'
+import { recommend } from './recommend.js'
 import { wakeRecommenderTrainers } from './recommender-trainer.js'
 import {
   deleteRecommender,
@@ -75,7 +75,7 @@ export function createRecommenderService(ctx: Ctx) {
     async recommendations(accountId: number, id: number, email: string | undefined, limit = DEFAULT_LIMIT) {
       const row = await get(accountId, id)
       const who = (email ?? '').trim().toLowerCase()
-      const rows = await recommendPrepared(ctx.dbHandle, row, [who], limit)
+      const rows = (await recommend(ctx.db, row, [who], limit)).get(who) ?? []
       return {
         products: rows.map((r) => ({
           id: r.id,

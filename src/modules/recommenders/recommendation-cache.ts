@@ -1,0 +1,136 @@
+import type { Executor } from '../../core/db/client.js'
+import {
+  bestsellersOf,
+  feedProductsByIds,
+  partnersOf,
+  productsInCategories,
+  type FeedProductRow,
+} from './recommendations.repo.js'
+import type { RecommenderSettings } from './recommenders.table.js'
+
+/** What recommending needs of a recommender; `model_key` changes when its model, feed or settings do. */
+export interface ModelRef {
+  id: number
+  account_id: number
+  shop_id: string
+  feed_id: number
+  settings: RecommenderSettings
+  model_key: string
+}
+
+/** A product's partners in the model, best first. */
+export interface Partners {
+  ids: string[]
+  scores: number[]
+}
+
+/**
+ * Bounds of one model's cache: 150,000 partner entries hold every list of a 3,000-product shop (50 each), some
+ * 12 MB; a larger catalogue keeps its most recently read lists. Past a bound the oldest entries go first.
+ */
+const MAX_PARTNER_ENTRIES = 150_000
+const MAX_PRODUCTS = 20_000
+/** Models kept per database: a campaign's mail names one or two. */
+const MAX_MODELS = 4
+
+/**
+ * The parts of one recommender's recommendations that change only with a retraining, a feed refresh or new
+ * settings, read from the database once and kept for every mail batch and request after: the excluded
+ * products, the bestsellers, each product's partners and the feed's products. What people bought is never
+ * kept (recommend.ts reads it every time). Why: the campaign's batches read the same few thousand lists
+ * again and again; as one statement per batch, ranking 75,000 pair rows, PostgreSQL spent four times the
+ * plain campaign's time per message on them (README, Recommenders).
+ */
+export class ModelCache {
+  private readonly partners = new Map<string, Partners>()
+  private partnerEntries = 0
+  private readonly products = new Map<string, FeedProductRow | null>()
+
+  private constructor(
+    readonly key: string,
+    readonly model: ModelRef,
+    /** Filtered products and the feed's products in filtered categories. */
+    readonly excluded: ReadonlySet<string>,
+    /** Best first, without the excluded ones. */
+    readonly bestsellers: readonly { product_id: string; score: number }[],
+  ) {}
+
+  static async load(ex: Executor, model: ModelRef): Promise<ModelCache> {
+    const inCategories = await productsInCategories(
+      ex,
+      model.feed_id,
+      model.settings.filtered_categories ?? [],
+    )
+    const excluded = new Set([...(model.settings.filtered_products ?? []), ...inCategories])
+    const best = (await bestsellersOf(ex, model.id)).filter((b) => !excluded.has(b.product_id))
+    return new ModelCache(model.model_key, model, excluded, best)
+  }
+
+  /** The partners of each of these products (a product without any maps to an empty list). */
+  async partnersOf(ex: Executor, codes: Iterable<string>): Promise<Map<string, Partners>> {
+    const found = new Map<string, Partners>()
+    const missing: string[] = []
+    for (const code of codes) {
+      const known = this.partners.get(code)
+      if (known) found.set(code, known)
+      else missing.push(code)
+    }
+    if (missing.length === 0) return found
+    for (const code of missing) found.set(code, { ids: [], scores: [] })
+    for (const row of await partnersOf(ex, this.model.id, missing)) {
+      const list = found.get(row.product_id)!
+      list.ids.push(row.other_id)
+      list.scores.push(Number(row.score))
+    }
+    for (const code of missing) {
+      const list = found.get(code)!
+      this.partners.set(code, list)
+      this.partnerEntries += list.ids.length + 1
+    }
+    for (const [code, list] of this.partners) {
+      if (this.partnerEntries <= MAX_PARTNER_ENTRIES) break
+      this.partners.delete(code)
+      this.partnerEntries -= list.ids.length + 1
+    }
+    return found
+  }
+
+  /** The feed's row of each of these products, or null for one the feed does not hold. */
+  async productsOf(ex: Executor, ids: Iterable<string>): Promise<Map<string, FeedProductRow | null>> {
+    const found = new Map<string, FeedProductRow | null>()
+    const missing: string[] = []
+    for (const id of ids) {
+      const known = this.products.get(id)
+      if (known !== undefined) found.set(id, known)
+      else if (!found.has(id)) missing.push(id)
+    }
+    if (missing.length === 0) return found
+    for (const id of missing) found.set(id, null)
+    for (const row of await feedProductsByIds(ex, this.model.feed_id, missing)) found.set(row.product_id, row)
+    for (const id of missing) this.products.set(id, found.get(id)!)
+    for (const id of this.products.keys()) {
+      if (this.products.size <= MAX_PRODUCTS) break
+      this.products.delete(id)
+    }
+    return found
+  }
+}
+
+/** Per database handle, so two apps in one process (the tests) never share a model's parts. */
+const cachesByDb = new WeakMap<object, Map<number, ModelCache>>()
+
+/** The model's cache, loaded (or reloaded, when its key changed) on first use. */
+export async function modelCache(db: Executor, model: ModelRef): Promise<ModelCache> {
+  let byModel = cachesByDb.get(db)
+  if (!byModel) cachesByDb.set(db, (byModel = new Map()))
+  const cached = byModel.get(model.id)
+  if (cached?.key === model.model_key) return cached
+  const loaded = await ModelCache.load(db, model)
+  byModel.delete(model.id)
+  byModel.set(model.id, loaded)
+  for (const id of byModel.keys()) {
+    if (byModel.size <= MAX_MODELS) break
+    byModel.delete(id)
+  }
+  return loaded
+}

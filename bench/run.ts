@@ -50,7 +50,9 @@ async function main(): Promise<void> {
     machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
   }
   // Send rates are CPU-bound: measure the signing ceiling in the same run and report each rate as a share of it.
-  const sends = ['transactional', 'campaign-send', 'campaign-send-coupons'].some(want)
+  const sends = ['transactional', 'campaign-send', 'campaign-send-coupons', 'campaign-send-recommend'].some(
+    want,
+  )
   const ceiling = sends ? measureRsaCeiling() : undefined
   if (ceiling) results.rsa2048Ceiling = ceiling
   try {

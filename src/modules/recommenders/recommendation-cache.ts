@@ -25,10 +25,12 @@ export interface Partners {
 }
 
 /**
- * Bounds of one model's cache: 150,000 partner entries hold every list of a 3,000-product shop (50 each), some
- * 12 MB; a larger catalogue keeps its most recently read lists. Past a bound the oldest entries go first.
+ * Bounds of one model's cache: 600,000 partner entries hold every list of a 12,000-product shop (50 each), about
+ * 16 bytes an entry since product ids are interned (one string per product, however many lists name it), so some
+ * 10 MB; a larger catalogue keeps its most recently read lists. Past a bound the oldest entries go first. A
+ * bound of 150,000 made the recommendations bench's 10,000-product shop read half its lists again and again.
  */
-const MAX_PARTNER_ENTRIES = 150_000
+const MAX_PARTNER_ENTRIES = 600_000
 const MAX_PRODUCTS = 20_000
 /** Models kept per database: a campaign's mail names one or two. */
 const MAX_MODELS = 4
@@ -44,6 +46,8 @@ const MAX_MODELS = 4
 export class ModelCache {
   private readonly partners = new Map<string, Partners>()
   private partnerEntries = 0
+  /** One string per product id for all the partner lists (a driver's rows each bring their own copy). */
+  private readonly interned = new Map<string, string>()
   private readonly products = new Map<string, FeedProductRow | null>()
 
   private constructor(
@@ -79,7 +83,9 @@ export class ModelCache {
     for (const code of missing) found.set(code, { ids: [], scores: [] })
     for (const row of await partnersOf(ex, this.model.id, missing)) {
       const list = found.get(row.product_id)!
-      list.ids.push(row.other_id)
+      let id = this.interned.get(row.other_id)
+      if (id === undefined) this.interned.set(row.other_id, (id = row.other_id))
+      list.ids.push(id)
       list.scores.push(Number(row.score))
     }
     for (const code of missing) {

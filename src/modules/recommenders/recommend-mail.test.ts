@@ -1,5 +1,5 @@
 /**
- * `*|RECOMMEND:<recommender_id>:<n>|*` in campaign mail: each recipient's own top products as an HTML table
+ * `*|RECOMMEND:<recommender_id>:<n>|*` in campaign and transactional mail: each recipient's own top products as an HTML table
  * (image, title linked to the product, price) and title + URL lines in the text part, the same products the
  * API recommends to them; bestsellers for a recipient without purchases; empty for a recommender that is not
  * the account's. Feed values are escaped in HTML.
@@ -197,6 +197,33 @@ describe('recommendations in mail', async () => {
       const expected = await apiIds(email, 2)
       assert.equal(expected.length, 2, email)
       assert.deepEqual(linkedIds(String(byEmail.get(email)!.parsed.html)), expected, email)
+    }
+  })
+
+  it('puts them in transactional mail too, each recipient its own, the same as the API', async () => {
+    sink.messages.length = 0
+    const res = await t.req('POST', '/transactional/send-message', {
+      body: {
+        message: {
+          subject: 'Thanks',
+          from_name: 'Shop',
+          from_email: 'orders@shop.example',
+          html: `<p>Thanks</p><div>*|RECOMMEND:${rid}:2|*</div>`,
+          text: `Thanks\n*|RECOMMEND:${rid}:2|*`,
+          to: [{ email: 'bob@example.cz' }, { email: 'new@example.cz' }],
+        },
+      },
+    })
+    assert.equal(res.status, 200, res.text)
+    // Bounded: the rows are claimed by the first round; a few more for the marks.
+    for (let i = 0; i < 5 && sink.messages.length < 2; i++) await sender.runOnce()
+    await sink.waitFor(2)
+    const byEmail = new Map<string, SinkMessage>(sink.messages.map((m) => [m.envelopeTo[0]!, m]))
+    for (const email of ['bob@example.cz', 'new@example.cz']) {
+      const expected = await apiIds(email, 2)
+      assert.equal(expected.length, 2, email)
+      assert.deepEqual(linkedIds(String(byEmail.get(email)!.parsed.html)), expected, email)
+      assert.deepEqual(linkedIds(byEmail.get(email)!.parsed.text ?? ''), expected, `${email} text`)
     }
   })
 

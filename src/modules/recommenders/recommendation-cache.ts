@@ -1,11 +1,6 @@
 import type { Executor } from '../../core/db/client.js'
-import {
-  bestsellersOf,
-  feedProductsByIds,
-  partnersOf,
-  productsInCategories,
-  type FeedProductRow,
-} from './recommendations.repo.js'
+import { feedProductsByIds, type FeedProductRow } from '../feeds/index.js'
+import { bestsellersOf, partnersOf, productsInCategories } from './recommendations.repo.js'
 import type { RecommenderSettings } from './recommenders.table.js'
 
 /** What recommending needs of a recommender; `model_key` changes when its model, feed or settings do. */
@@ -17,6 +12,9 @@ export interface ModelRef {
   settings: RecommenderSettings
   model_key: string
 }
+
+/** What a recommendation shows of a feed product (its categories are not kept: the exclusions hold them). */
+export type ShownProduct = Omit<FeedProductRow, 'categories'>
 
 /** A product's partners in the model, best first. */
 export interface Partners {
@@ -48,7 +46,7 @@ export class ModelCache {
   private partnerEntries = 0
   /** One string per product id for all the partner lists (a driver's rows each bring their own copy). */
   private readonly interned = new Map<string, string>()
-  private readonly products = new Map<string, FeedProductRow | null>()
+  private readonly products = new Map<string, ShownProduct | null>()
 
   private constructor(
     readonly key: string,
@@ -102,8 +100,8 @@ export class ModelCache {
   }
 
   /** The feed's row of each of these products, or null for one the feed does not hold. */
-  async productsOf(ex: Executor, ids: Iterable<string>): Promise<Map<string, FeedProductRow | null>> {
-    const found = new Map<string, FeedProductRow | null>()
+  async productsOf(ex: Executor, ids: Iterable<string>): Promise<Map<string, ShownProduct | null>> {
+    const found = new Map<string, ShownProduct | null>()
     const missing: string[] = []
     for (const id of ids) {
       const known = this.products.get(id)
@@ -112,7 +110,8 @@ export class ModelCache {
     }
     if (missing.length === 0) return found
     for (const id of missing) found.set(id, null)
-    for (const row of await feedProductsByIds(ex, this.model.feed_id, missing)) found.set(row.product_id, row)
+    for (const { categories: _kept, ...shown } of await feedProductsByIds(ex, this.model.feed_id, missing))
+      found.set(shown.product_id, shown)
     for (const id of missing) this.products.set(id, found.get(id)!)
     for (const id of this.products.keys()) {
       if (this.products.size <= MAX_PRODUCTS) break

@@ -86,25 +86,3 @@ export async function productsInCategories(
   )
   return rows.map((r) => r.product_id)
 }
-
-export interface FeedProductRow {
-  product_id: string
-  title: string
-  url: string
-  image: string
-  price: string | null
-}
-
-/** Those of these products the feed holds, with what a recommendation shows of them. */
-export function feedProductsByIds(
-  ex: Executor,
-  feedId: number,
-  ids: readonly string[],
-): Promise<FeedProductRow[]> {
-  if (ids.length === 0) return Promise.resolve([])
-  return queryRows(
-    ex,
-    sql`SELECT product_id, title, url, image, price::text AS price FROM feed_products
-        WHERE feed_id = ${feedId} AND ${isOneOf(sql`product_id`, ids)}`,
-  )
-}

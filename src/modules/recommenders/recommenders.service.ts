@@ -19,7 +19,7 @@ import {
 } from './recommenders.schemas.js'
 import type { RecommenderSettings } from './recommenders.table.js'
 
-type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock'>
+type Ctx = Pick<AppContext, 'db' | 'clock'>
 
 export const DUPLICATE = 'A recommender for this shop and feed already exists.'
 

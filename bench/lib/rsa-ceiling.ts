@@ -29,6 +29,38 @@ export function measureRsaCeiling(seconds = 3): RsaCeiling | undefined {
   }
 }
 
+/** The ceiling just before and just after a send, and their mean, against which the send's rate is shared. */
+export interface BracketedCeiling extends RsaCeiling {
+  before: number
+  after: number
+}
+
+/**
+ * Runs a send between two measurements of the ceiling. This machine kind's signing speed drifts by a fifth
+ * within minutes (2,132-2,675 signs/s in one afternoon, measured), so one reading before a send that runs for
+ * minutes made its share swing as much as the send itself; the mean of the two readings around it is the
+ * ceiling of the time it ran.
+ */
+export async function bracketed<T>(
+  send: () => Promise<T>,
+): Promise<{ value: T; ceiling: BracketedCeiling | undefined }> {
+  const before = measureRsaCeiling()
+  const value = await send()
+  const after = measureRsaCeiling()
+  if (!before || !after) return { value, ceiling: undefined }
+  const perCore = Math.round((before.signsPerSecPerCore + after.signsPerSecPerCore) / 2)
+  return {
+    value,
+    ceiling: {
+      signsPerSecPerCore: perCore,
+      cores: before.cores,
+      signsPerSec: perCore * before.cores,
+      before: before.signsPerSec,
+      after: after.signsPerSec,
+    },
+  }
+}
+
 /** A rate as a share of the ceiling, e.g. "26.4 %". */
 export function shareOf(ceiling: RsaCeiling | undefined, msgPerSec: number): string | undefined {
   return ceiling ? `${((100 * msgPerSec) / ceiling.signsPerSec).toFixed(1)} %` : undefined

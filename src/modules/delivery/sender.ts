@@ -32,7 +32,7 @@ export const SEND_BATCH = 500
 /**
  * Rounds a sender's loop runs side by side, each claiming its share of SEND_BATCH. With one, the signing
  * threads sat idle while a batch's last messages were relayed and marked and the next batch was claimed (about
- * an eighth of a send's time on two cores); with two, one lane's batch keeps them busy meanwhile.
+ * a tenth of a send's time on two cores); with two, one lane's batch keeps them busy meanwhile.
  */
 const LANES = 2
 /** Recipients per signing task: big enough to amortise the hop to a thread, small enough to keep both busy. */

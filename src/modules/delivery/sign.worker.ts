@@ -1,4 +1,4 @@
-import { setPriority } from 'node:os'
+import { getPriority, setPriority } from 'node:os'
 import { isMainThread } from 'node:worker_threads'
 import MailComposer from 'nodemailer/lib/mail-composer/index.js'
 import { move, transferableSymbol, valueSymbol } from 'piscina'
@@ -47,8 +47,8 @@ export interface SignedMessage {
 }
 
 /**
- * A signing thread runs at a lower priority than the rest of the process (Linux keeps a nice value per
- * thread): signing is background work that can wait a few milliseconds, while the main thread answers API
+ * A signing thread runs this much below the priority of the rest of the process (Linux keeps a nice value per
+ * thread; 19 is the lowest): signing is background work that can wait a few milliseconds, while the main thread answers API
  * calls and feeds the relay. At equal priority, every write the main thread made to PostgreSQL or a client woke
  * a process that took its core, and a signing thread kept the other: the main thread lost about a quarter of
  * the transactional intake waiting in `writev` (profiled).
@@ -57,7 +57,8 @@ const SIGN_THREAD_NICE = 10
 
 if (!isMainThread) {
   try {
-    setPriority(SIGN_THREAD_NICE)
+    // A new thread starts at its creator's nice value.
+    setPriority(Math.min(19, getPriority() + SIGN_THREAD_NICE))
   } catch {
     // Not permitted here (some sandboxes): the thread signs at the usual priority.
   }

@@ -31,6 +31,8 @@ export interface SinkOptions {
    */
   holdUntilClients?: number
   holdTimeoutMs?: number
+  /** Milliseconds to wait before answering a message's data, by its first recipient (a slow relay). */
+  dataDelayMs?: (firstRecipient: string) => number
 }
 
 /** A real SMTP server on 127.0.0.1 that keeps every message it accepts, parsed. */
@@ -77,7 +79,9 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
     onData(stream, session, cb) {
       const chunks: Buffer[] = []
       stream.on('data', (c: Buffer) => chunks.push(c))
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        const delay = opts.dataDelayMs?.(session.envelope.rcptTo[0]?.address ?? '') ?? 0
+        if (delay > 0) await new Promise((r) => setTimeout(r, delay))
         const raw = Buffer.concat(chunks).toString('utf8')
         simpleParser(raw).then(
           (parsed) => {

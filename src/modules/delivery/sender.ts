@@ -197,11 +197,14 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
    */
   async function relay(rows: ClaimedRow[], tasks: SignTask[]) {
     const byId = new Map(rows.map((r) => [r.id, r]))
-    const pending = new Set(byId.keys())
-    // A slow relay must not let the lease run out under a batch still being sent.
+    // The lease must not run out under any row of the batch until it is marked, sent ones included: a message
+    // handed to the relay whose claim expired before its marking would be claimed again (by this sender's
+    // other lane, or another worker) and sent twice. Marked rows (status 1) are no longer touched.
+    const held = [...byId.keys()]
+    let renewing: Promise<void> = Promise.resolve()
     const renewal = setInterval(
       () => {
-        void renewClaim(ctx.db, [...pending], leaseEnd()).catch(() => undefined)
+        renewing = renewClaim(ctx.db, held, leaseEnd()).catch(() => undefined)
       },
       Math.max(1000, leaseMs / 3),
     )
@@ -249,17 +252,18 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
                 const failure = outcomes.classify(err)
                 ;(failure.outcome === 'hard_bounce' ? refused : deferred).push({ row, error: failure.error })
               }
-              pending.delete(row.id)
             }),
           )
         }),
       )
       flush()
       await marking
-      await settleFailures(refused, deferred)
     } finally {
       clearInterval(renewal)
+      // A renewal still in flight would otherwise overwrite a deferred row's retry time below.
+      await renewing
     }
+    await settleFailures(refused, deferred)
     return { acceptedCount, lastError: refused[0]?.error ?? deferred[0]?.error ?? 'no reply' }
   }
 

@@ -163,6 +163,12 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   let stopped = false
   /** Resolvers of the lanes waiting for work. */
   const waiting = new Set<() => void>()
+  /**
+   * Rows a lane of this sender is relaying, until they are marked or settled. Another lane that finds
+   * one of them expired (a renewal held up behind a busy database) leaves it to the lane that has it, which
+   * may have handed it to the relay already.
+   */
+  const inHand = new Set<number>()
 
   const leaseEnd = () => new Date(ctx.clock.now().getTime() + leaseMs)
 
@@ -174,7 +180,9 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       cursors.set(name, Math.max(cursors.get(name) ?? 0, queued[queued.length - 1]!.id))
       return queued
     }
-    const expired = await claimExpired(ctx.db, scope, ctx.clock.now(), lane.batchSize, leaseEnd())
+    const expired = (await claimExpired(ctx.db, scope, ctx.clock.now(), lane.batchSize, leaseEnd())).filter(
+      (r) => !inHand.has(r.id),
+    )
     if (expired.length) return expired
     // Rows behind the cursor can be queued again (a claim that rolled back): walk from the start.
     if (cursor > 0 && (await hasQueued(ctx.db, scope))) cursors.set(name, 0)
@@ -201,6 +209,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     // handed to the relay whose claim expired before its marking would be claimed again (by this sender's
     // other lane, or another worker) and sent twice. Marked rows (status 1) are no longer touched.
     const held = [...byId.keys()]
+    for (const id of held) inHand.add(id)
     let renewing: Promise<void> = Promise.resolve()
     const renewal = setInterval(
       () => {
@@ -263,7 +272,11 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       // A renewal still in flight would otherwise overwrite a deferred row's retry time below.
       await renewing
     }
-    await settleFailures(refused, deferred)
+    try {
+      await settleFailures(refused, deferred)
+    } finally {
+      for (const id of held) inHand.delete(id)
+    }
     return { acceptedCount, lastError: refused[0]?.error ?? deferred[0]?.error ?? 'no reply' }
   }
 

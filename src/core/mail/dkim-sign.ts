@@ -58,6 +58,31 @@ function relaxedBody(body: string): string {
   return end > 0 ? `${squeezed.slice(0, end)}\r\n` : ''
 }
 
+/** The `h=` tag's value by the names it lists: the same few sets of headers, message after message. */
+const namesTags = new Map<string, string>()
+const NAMES_TAGS_MAX = 64
+
+/** The signed header names, folded so that no line passes 78 characters (relaxed canonicalisation ignores where). */
+function namesTag(names: string[]): string {
+  const list = names.join(':')
+  let tag = namesTags.get(list)
+  if (tag === undefined) {
+    tag = list
+      .replace(/(.{1,70})(:|$)/g, (_, run: string, colon: string) => `${run}${colon}\r\n `)
+      .replace(/\r\n $/, '')
+    if (namesTags.size >= NAMES_TAGS_MAX) namesTags.clear()
+    namesTags.set(list, tag)
+  }
+  return tag
+}
+
+/** The signature's base64 in lines of 72 characters (a regular expression for it showed in the profile). */
+function folded(b64: string): string {
+  let out = b64.slice(0, 72)
+  for (let at = 72; at < b64.length; at += 72) out += `\r\n ${b64.slice(at, at + 72)}`
+  return out
+}
+
 /**
  * DKIM-signs a message we built ourselves (CRLF line ends throughout), relaxed/relaxed with RSA-SHA256 over the
  * headers of DKIM_HEADERS the message has, and returns it with its DKIM-Signature on top. Campaign mail is
@@ -69,6 +94,16 @@ export function dkimSignMessage(raw: string, key: DkimKey): string {
   const end = raw.indexOf('\r\n\r\n')
   const head = end < 0 ? raw : raw.slice(0, end)
   const body = end < 0 ? '' : raw.slice(end + 4)
+  return `${dkimSignatureField(head, body, key)}${raw}`
+}
+
+/**
+ * The DKIM-Signature header field (with its line end) of a message given as its header block (without the
+ * blank line) and its body: what dkimSignMessage puts on top. A message built in pieces is signed without
+ * first being joined into one string, then searched and sliced again (issue 11: every copy of a 12 KB message
+ * is garbage a signing thread collects).
+ */
+export function dkimSignatureField(head: string, body: string, key: DkimKey): string {
   const bodyHash = createHash('sha256').update(relaxedBody(body), 'utf8').digest('base64')
 
   // Each header field (continuation lines included) by name; a name signed twice would take them from the
@@ -79,18 +114,14 @@ export function dkimSignMessage(raw: string, key: DkimKey): string {
     if (colon > 0) fields.set(field.slice(0, colon).trim().toLowerCase(), field.slice(colon + 1))
   }
   const names = SIGNED_NAMES.filter((n) => fields.has(n))
-  // Folded so that no line passes 78 characters; relaxed canonicalisation ignores where.
-  const h = names
-    .join(':')
-    .replace(/(.{1,70})(:|$)/g, (_, run: string, colon: string) => `${run}${colon}\r\n `)
   const tags =
     `v=1; a=rsa-sha256; c=relaxed/relaxed;\r\n d=${key.domainName}; q=dns/txt; s=${key.keySelector};\r\n` +
-    ` bh=${bodyHash};\r\n h=${h.replace(/\r\n $/, '')};\r\n b=`
+    ` bh=${bodyHash};\r\n h=${namesTag(names)};\r\n b=`
   const signedData =
     names.map((n) => relaxedHeader(n, fields.get(n)!)).join('') +
     relaxedHeader('dkim-signature', tags).replace(/\r\n$/, '')
   const signature = sign('sha256', Buffer.from(signedData, 'utf8'), signingKey(key.privateKey)).toString(
     'base64',
   )
-  return `DKIM-Signature: ${tags}${signature.replace(/(.{72})(?=.)/g, '$1\r\n ')}\r\n${raw}`
+  return `DKIM-Signature: ${tags}${folded(signature)}\r\n`
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import MimeNode from 'nodemailer/lib/mime-node/index.js'
 import { foldLines } from 'nodemailer/lib/mime-funcs/index.js'
 import { toNodemailer } from './compose.js'
-import { dkimSignMessage } from './dkim-sign.js'
+import { dkimSignatureField } from './dkim-sign.js'
 import type { OutgoingMail } from './mailer.js'
 import { qpEncodeText } from './quoted-printable.js'
 
@@ -155,6 +155,19 @@ export function buildRawMessage(
   mail: OutgoingMail,
   messageIdDomain: string,
 ): { raw: string; messageId: string } {
+  const { pieces, messageId } = buildRawPieces(mail, messageIdDomain)
+  return { raw: pieces.join(''), messageId }
+}
+
+/**
+ * The same message as pieces to write one after the other: its DKIM-Signature field (when signed), the header
+ * block, the blank line and the body. A signing thread writes them straight into the bytes it hands over,
+ * rather than joining a copy of the message first.
+ */
+export function buildRawPieces(
+  mail: OutgoingMail,
+  messageIdDomain: string,
+): { pieces: string[]; messageId: string } {
   if (mail.attachments?.length || mail.cc?.length || mail.bcc?.length)
     throw new Error('buildRawMessage takes no attachments, Cc or Bcc')
   const parts = [
@@ -193,6 +206,7 @@ export function buildRawMessage(
             `${CRLF}${CRLF}${p.body}${CRLF}`,
         )
         .join('') + `--${boundary}--${CRLF}`
-  const raw = `${head}${CRLF}${CRLF}${body}`
-  return { raw: mail.dkim ? dkimSignMessage(raw, mail.dkim) : raw, messageId: String(opts.messageId) }
+  const pieces = [head, `${CRLF}${CRLF}`, body]
+  if (mail.dkim) pieces.unshift(dkimSignatureField(head, body, mail.dkim))
+  return { pieces, messageId: String(opts.messageId) }
 }

@@ -2,7 +2,7 @@ import { getPriority, setPriority } from 'node:os'
 import { isMainThread } from 'node:worker_threads'
 import MailComposer from 'nodemailer/lib/mail-composer/index.js'
 import { move, transferableSymbol, valueSymbol } from 'piscina'
-import { buildRawMessage } from '../../core/mail/raw-message.js'
+import { buildRawPieces } from '../../core/mail/raw-message.js'
 import { toNodemailer } from '../../core/mail/compose.js'
 import { dkimSignMessage } from '../../core/mail/dkim-sign.js'
 import type { Envelope, OutgoingMail } from '../../core/mail/mailer.js'
@@ -84,14 +84,15 @@ async function buildWithParts(mail: OutgoingMail, domain: string) {
   delete opts.dkim
   const built = await new MailComposer(opts).compile().build()
   const raw = built.toString('utf8')
-  return { raw: mail.dkim ? dkimSignMessage(raw, mail.dkim) : raw, messageId: String(opts.messageId) }
+  return { pieces: [mail.dkim ? dkimSignMessage(raw, mail.dkim) : raw], messageId: String(opts.messageId) }
 }
 
 interface BuiltMessage {
   messageId: number
   envelope: Envelope
   smtpMessageId: string
-  raw: string
+  /** The message's text in pieces, written one after the other. */
+  pieces: string[]
   subject?: string
 }
 
@@ -102,15 +103,15 @@ async function built(
   keepSubject = false,
 ): Promise<BuiltMessage> {
   const plain = !mail.attachments?.length && !mail.cc?.length && !mail.bcc?.length
-  const { raw, messageId: smtpMessageId } = plain
-    ? buildRawMessage(mail, bounceDomain)
+  const { pieces, messageId: smtpMessageId } = plain
+    ? buildRawPieces(mail, bounceDomain)
     : await buildWithParts(mail, bounceDomain)
   const to = [...mail.to, ...(mail.cc ?? []), ...(mail.bcc ?? [])].map((a) => a.address)
   return {
     messageId,
     envelope: { from: mail.returnPath ?? mail.from.address, to },
     smtpMessageId,
-    raw,
+    pieces,
     ...(keepSubject ? { subject: mail.subject } : {}),
   }
 }
@@ -121,14 +122,13 @@ async function built(
  */
 function packed(messages: BuiltMessage[]): { buffer: ArrayBuffer; messages: SignedMessage[] } {
   let total = 0
-  for (const m of messages) total += Buffer.byteLength(m.raw, 'utf8')
+  for (const m of messages) for (const p of m.pieces) total += Buffer.byteLength(p, 'utf8')
   const bytes = Buffer.allocUnsafeSlow(total)
   let at = 0
-  const out = messages.map((m): SignedMessage => {
-    const n = bytes.write(m.raw, at, 'utf8')
-    const raw = new Uint8Array(bytes.buffer, bytes.byteOffset + at, n)
-    at += n
-    return { ...m, raw }
+  const out = messages.map(({ pieces, ...m }): SignedMessage => {
+    const start = at
+    for (const p of pieces) at += bytes.write(p, at, 'utf8')
+    return { ...m, raw: new Uint8Array(bytes.buffer, bytes.byteOffset + start, at - start) }
   })
   return { buffer: bytes.buffer as ArrayBuffer, messages: out }
 }

@@ -124,18 +124,44 @@ export class ModelCache {
 /** Per database handle, so two apps in one process (the tests) never share a model's parts. */
 const cachesByDb = new WeakMap<object, Map<number, ModelCache>>()
 
+/**
+ * Loads under way, per database handle and model key: requests that arrive while a model is being read (a
+ * campaign's first batches, a burst of API calls after a retraining) wait for that one read instead of each
+ * reading the model and keeping its own copy.
+ */
+const loadingByDb = new WeakMap<object, Map<string, Promise<ModelCache>>>()
+
 /** The model's cache, loaded (or reloaded, when its key changed) on first use. */
 export async function modelCache(db: Executor, model: ModelRef): Promise<ModelCache> {
   let byModel = cachesByDb.get(db)
   if (!byModel) cachesByDb.set(db, (byModel = new Map()))
   const cached = byModel.get(model.id)
   if (cached?.key === model.model_key) return cached
-  const loaded = await ModelCache.load(db, model)
-  byModel.delete(model.id)
-  byModel.set(model.id, loaded)
-  for (const id of byModel.keys()) {
-    if (byModel.size <= MAX_MODELS) break
-    byModel.delete(id)
+  let loading = loadingByDb.get(db)
+  if (!loading) loadingByDb.set(db, (loading = new Map()))
+  const key = `${model.id}|${model.model_key}`
+  let load = loading.get(key)
+  if (!load) {
+    const models = byModel
+    const inFlight = loading
+    load = ModelCache.load(db, model).then(
+      (loaded) => {
+        inFlight.delete(key)
+        models.delete(model.id)
+        models.set(model.id, loaded)
+        for (const id of models.keys()) {
+          if (models.size <= MAX_MODELS) break
+          models.delete(id)
+        }
+        return loaded
+      },
+      (err: unknown) => {
+        // A failed read is not remembered: the next request tries again.
+        inFlight.delete(key)
+        throw err
+      },
+    )
+    loading.set(key, load)
   }
-  return loaded
+  return load
 }

@@ -9,7 +9,9 @@ import { sql } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { ManualClock } from '../../core/clock.js'
 import { queryOne } from '../../core/db/sql.js'
+import { modelCache } from './recommendation-cache.js'
 import { trainDueRecommenders } from './recommender-trainer.js'
+import { findRecommender } from './recommenders.repo.js'
 import { expectedFor, postOrders, seedFeed, type Order } from './recommenders.test-helpers.js'
 
 const SHOP = 'shop.cz'
@@ -139,6 +141,14 @@ describe('recommenders', async () => {
       sql`SELECT reltuples::float8 AS tuples FROM pg_class WHERE relname = 'transactions'`,
     )
     assert.equal(stats?.tuples, orders.length)
+  })
+
+  it('reads a freshly trained model once for requests that arrive together', async () => {
+    // Nothing has recommended from this model yet: the three calls find no cache and meet one read of it.
+    const model = (await findRecommender(t.ctx.db, t.account.id, Number(rid)))!
+    const [a, b, c] = await Promise.all([1, 2, 3].map(() => modelCache(t.ctx.db, model)))
+    assert.ok(a === b && b === c, 'one cache for the three')
+    assert.equal(await modelCache(t.ctx.db, model), a, 'kept for the next request')
   })
 
   it('recommends what was bought with their purchases, never what they bought, only feed products', async () => {

@@ -143,6 +143,13 @@ describe('tracker transactions', async () => {
       'transaction.email',
       'transaction.timestamp',
     ])
+    for (const timestamp of [true, false]) {
+      const res = await t.req('POST', '/tracker/transaction', {
+        body: order(`bool-${timestamp}`, { timestamp }),
+      })
+      assert.equal(res.status, 422, `${timestamp}: ${JSON.stringify(res.body)}`)
+      assert.deepEqual(Object.keys(res.body.errors), ['transaction.timestamp'])
+    }
     const noItemPrice = await t.req('POST', '/tracker/transaction', {
       body: { ...order('bad2'), transaction_items: [{ code: 'x', price: 'free' }] },
     })

@@ -38,9 +38,12 @@ export const TransactionInput = Type.Object({
   city: Type.Optional(Text),
   county: Type.Optional(Nullable(Text)),
   country: Type.Optional(Text),
-  // Null first: a JSON null or "" stays "absent" (now) instead of being coerced to the number 0.
+  // A type list, string first, as Money: null stays "absent" (now) and a number stays a number, while a boolean
+  // becomes text that is refused, where the union this was read `true` as the number 1 (1970).
   timestamp: Type.Optional(
-    Type.Union([Type.Null(), Type.Number(), Type.String({ maxLength: 64 })], {
+    Type.Unsafe<number | string | null>({
+      type: ['string', 'number', 'null'],
+      maxLength: 64,
       description: 'unix seconds, `YYYY-MM-DD HH:MM:SS` (UTC) or ISO 8601; absent: now',
     }),
   ),

@@ -172,15 +172,15 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
 
   const leaseEnd = () => new Date(ctx.clock.now().getTime() + leaseMs)
 
-  async function claim(lane: Lane, name: string, scope: ClaimScope): Promise<ClaimedRow[]> {
+  async function claim(limit: number, name: string, scope: ClaimScope): Promise<ClaimedRow[]> {
     const cursor = cursors.get(name) ?? 0
-    const queued = await claimQueued(ctx.db, scope, cursor, lane.batchSize, leaseEnd())
+    const queued = await claimQueued(ctx.db, scope, cursor, limit, leaseEnd())
     if (queued.length) {
       // Lanes claim side by side: the cursor only moves on (rows below it are taken or skipped anyway).
       cursors.set(name, Math.max(cursors.get(name) ?? 0, queued[queued.length - 1]!.id))
       return queued
     }
-    const expired = (await claimExpired(ctx.db, scope, ctx.clock.now(), lane.batchSize, leaseEnd())).filter(
+    const expired = (await claimExpired(ctx.db, scope, ctx.clock.now(), limit, leaseEnd())).filter(
       (r) => !inHand.has(r.id),
     )
     if (expired.length) return expired
@@ -314,7 +314,10 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
 
   /** Sends one batch of a campaign; how many rows it claimed. */
   async function sendCampaignBatch(lane: Lane, origin: CampaignOrigin, campaignId: number): Promise<number> {
-    const rows = await claim(lane, `c${campaignId}`, { campaignId, sendable: origin.sendable(campaignId) })
+    const rows = await claim(lane.batchSize, `c${campaignId}`, {
+      campaignId,
+      sendable: origin.sendable(campaignId),
+    })
     if (rows.length === 0) {
       if (await origin.finishIfDone(ctx.db, campaignId, ctx.clock.now())) cursors.delete(`c${campaignId}`)
       return 0
@@ -360,7 +363,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
 
   /** Sends one batch of mail with body rows (any number of bodies); how many rows it claimed. */
   async function sendBodyBatch(lane: Lane): Promise<number> {
-    const rows = await claim(lane, 'bodies', { bodies: true })
+    const rows = await claim(lane.batchSize, 'bodies', { bodies: true })
     if (rows.length >= lane.batchSize) lane.more = true
     if (rows.length === 0) return 0
     const byBody = new Map<number, ClaimedRow[]>()

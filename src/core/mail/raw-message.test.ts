@@ -78,6 +78,19 @@ describe('buildRawMessage', () => {
     assert.notDeepEqual(await verify(ours.replace('Dobr=C3=BD den', 'Dobr=C3=BD Den')), ['pass'])
   })
 
+  it('signs an indented body in relaxed form: runs of spaces and tabs count as one space', async () => {
+    const html = '<table>\n  <tr>\n\t\t<td>  Spring \t offers </td>\n    </tr>\n</table>\n'
+    const ours = buildRawMessage({ ...base, text: undefined, html }, 'shop.example').raw
+    assert.deepEqual(await verify(ours), ['pass'])
+    // A relay that squeezes or adds whitespace inside lines leaves a relaxed signature intact; a word does not.
+    const body = ours.indexOf('\r\n\r\n')
+    const head = ours.slice(0, body)
+    assert.deepEqual(await verify(head + ours.slice(body).replace('  Spring \t offers', ' Spring offers')), [
+      'pass',
+    ])
+    assert.notDeepEqual(await verify(head + ours.slice(body).replace('Spring', 'Autumn')), ['pass'])
+  })
+
   it('keeps CR and LF in any value out of the header lines', async () => {
     const mail = {
       ...base,

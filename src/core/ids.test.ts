@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict'
+import { createHmac, randomBytes } from 'node:crypto'
+import { test } from 'node:test'
+import { hmacSha256, signToken, verifyToken } from './ids.js'
+
+test('hmacSha256 gives what createHmac gives: short, block-long, long and non-ASCII secrets and messages', () => {
+  const secrets = ['', 'k', randomBytes(32).toString('base64url'), 'x'.repeat(64), 'y'.repeat(65), 'klíč']
+  const messages = ['', 'click:MTIzLjQ', randomBytes(200).toString('base64url'), 'unsub:žluť']
+  for (const secret of secrets)
+    for (const message of messages)
+      assert.deepEqual(
+        hmacSha256(secret, message),
+        createHmac('sha256', secret).update(message).digest(),
+        `${secret.length}-character secret, message ${JSON.stringify(message.slice(0, 12))}`,
+      )
+})
+
+test('a token verifies for its purpose only, and not once a character of it changes', () => {
+  const secret = randomBytes(32).toString('base64url')
+  const token = signToken(secret, 'click', '42.3')
+  assert.equal(verifyToken(secret, 'click', token), '42.3')
+  assert.equal(verifyToken(secret, 'unsub', token), null)
+  assert.equal(verifyToken('another secret', 'click', token), null)
+  const last = token.at(-1) === 'A' ? 'B' : 'A'
+  assert.equal(verifyToken(secret, 'click', `${token.slice(0, -1)}${last}`), null)
+})

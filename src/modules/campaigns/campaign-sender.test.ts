@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { sql } from 'drizzle-orm'
+import { queryRows } from '../../core/db/sql.js'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { ManualClock } from '../../core/clock.js'
-import { claimQueued } from '../delivery/ledger.repo.js'
+import { claimExpired, claimQueued } from '../delivery/ledger.repo.js'
 import { sendable } from './campaign-send.repo.js'
 import { startCampaignSender } from '../../../test/helpers/sender.js'
 import { addDomain } from '../transactional/transactional.test-helpers.js'
@@ -267,5 +268,36 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
       sql`SELECT count(*)::int AS n FROM contacts WHERE email LIKE 'refused%' AND suppressed = 'hard_bounce'`,
     )
     assert.equal((suppressed as unknown as { rows: { n: number }[] }).rows[0]?.n, 3)
+  })
+
+  // Last in this describe: it leaves rows claimed and expired behind, which the rounds of a later test would send.
+  it('an expired claim skips the rows this process still holds: untouched, and not counted in the limit', async () => {
+    sink.messages.length = 0
+    const id = await createCampaign(t, t.account, [await listWith(t, t.account, people(16, 'held'))])
+    await t.req('POST', `/campaigns/${id}/send`)
+    await sender.runOnce() // prepares, sends 10
+    const lease = () => new Date(clock.now().getTime() + t.ctx.config.sendLeaseSeconds * 1000)
+    const scope = { campaignId: id, sendable: sendable(id) }
+    const claimed = await claimQueued(t.ctx.db, scope, 0, 100, lease())
+    assert.equal(claimed.length, 6)
+    clock.advance(t.ctx.config.sendLeaseSeconds * 1000 + 1000)
+    const held = claimed.slice(0, 2).map((r) => r.id)
+    const leaseOf = (ids: number[]) =>
+      queryRows<{ claimed_until: string }>(
+        t.ctx.db,
+        sql`SELECT claimed_until::text FROM messages WHERE id IN (${sql.join(
+          ids.map((i) => sql`${i}`),
+          sql`, `,
+        )}) ORDER BY id`,
+      )
+    const before = await leaseOf(held)
+    const again = await claimExpired(t.ctx.db, scope, clock.now(), 2, lease(), held)
+    assert.deepEqual(
+      again.map((r) => r.id),
+      claimed.slice(2, 4).map((r) => r.id),
+      'the two expired rows after the held ones: the limit is spent on them alone',
+    )
+    assert.deepEqual(await leaseOf(held), before, 'the held rows keep their lease')
+    assert.equal((await t.req('POST', `/campaigns/${id}/cancel`)).status, 200)
   })
 })

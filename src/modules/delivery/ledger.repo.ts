@@ -6,8 +6,8 @@ import type { ContactForMerge } from '../messages/index.js'
 
 const iso = (d: Date) => d.toISOString()
 /** `id IN (...)` for a list of message ids, as one JSON parameter (one statement shape whatever the count). */
-const idIn = (ids: number[]) =>
-  sql`id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::bigint)`
+const idIn = (ids: readonly number[], column: SQL = sql`id`) =>
+  sql`${column} IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::bigint)`
 
 /**
  * Where a claim takes rows from: one campaign's ledger (with the campaign's own "may it send now" condition,
@@ -90,7 +90,8 @@ export function claimQueued(
 
 /**
  * Side effect: claims rows whose claim ran out (their sender died, or the relay deferred them and their
- * retry time came), as claimQueued does.
+ * retry time came), as claimQueued does. `held` are rows this process is relaying still (a renewal held up
+ * behind a busy database let their lease run out): they are neither claimed nor counted against the limit.
  */
 export function claimExpired(
   ex: Executor,
@@ -98,11 +99,13 @@ export function claimExpired(
   now: Date,
   limit: number,
   until: Date,
+  held: readonly number[] = [],
 ): Promise<ClaimedRow[]> {
+  const notHeld = held.length ? sql`AND NOT ${idIn(held, sql`m.id`)}` : sql``
   return claimPicked(
     ex,
     sql`SELECT m.id FROM messages m
-        WHERE m.status = 4 AND m.claimed_until < ${iso(now)}::timestamptz AND ${scopeWhere(scope)}
+        WHERE m.status = 4 AND m.claimed_until < ${iso(now)}::timestamptz AND ${scopeWhere(scope)} ${notHeld}
         ORDER BY m.id LIMIT ${limit}
         FOR UPDATE OF m SKIP LOCKED`,
     sql`claimed_until = ${iso(until)}::timestamptz`,

@@ -180,9 +180,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       cursors.set(name, Math.max(cursors.get(name) ?? 0, queued[queued.length - 1]!.id))
       return queued
     }
-    const expired = (await claimExpired(ctx.db, scope, ctx.clock.now(), limit, leaseEnd())).filter(
-      (r) => !inHand.has(r.id),
-    )
+    const expired = await claimExpired(ctx.db, scope, ctx.clock.now(), limit, leaseEnd(), [...inHand])
     if (expired.length) return expired
     // Rows behind the cursor can be queued again (a claim that rolled back): walk from the start.
     if (cursor > 0 && (await hasQueued(ctx.db, scope))) cursors.set(name, 0)

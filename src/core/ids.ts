@@ -58,6 +58,8 @@ const oneShotHash = (crypto as { hash?: typeof crypto.hash }).hash
 
 /** A secret's HMAC pads (RFC 2104) as strings, for secrets of ASCII characters that fit a block. */
 const padsBySecret = new Map<string, { inner: string; outer: Buffer } | null>()
+/** A process signs with its instance secret, and tests with a few of their own. */
+const PADS_MAX = 8
 
 function padsOf(secret: string) {
   let pads = padsBySecret.get(secret)
@@ -73,7 +75,7 @@ function padsOf(secret: string) {
       for (let i = 0; i < 64; i++) outer[i] = key[i]! ^ 0x5c
       pads = { inner, outer }
     }
-    if (padsBySecret.size >= 8) padsBySecret.clear()
+    if (padsBySecret.size >= PADS_MAX) padsBySecret.clear()
     padsBySecret.set(secret, pads)
   }
   return pads
@@ -89,8 +91,8 @@ export function hmacSha256(secret: string, message: string): Buffer {
   const pads = padsOf(secret)
   if (!pads || !oneShotHash || !/^[\x00-\x7f]*$/.test(message))
     return createHmac('sha256', secret).update(message).digest()
-  const inner = oneShotHash('sha256', pads.inner + message, 'buffer') as unknown as Buffer
+  const inner = oneShotHash('sha256', pads.inner + message, 'buffer')
   // The outer pad's last 32 bytes take the inner digest; hashed at once, so sharing the buffer is safe.
   inner.copy(pads.outer, 64)
-  return oneShotHash('sha256', pads.outer, 'buffer') as unknown as Buffer
+  return oneShotHash('sha256', pads.outer, 'buffer')
 }

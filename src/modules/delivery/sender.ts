@@ -166,9 +166,9 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   /**
    * Rows a lane of this sender is relaying, until they are marked or settled. Another lane that finds
    * one of them expired (a renewal held up behind a busy database) leaves it to the lane that has it, which
-   * may have handed it to the relay already.
+   * may have handed it to the relay already. By id, with its campaign (0 for mail with a body row).
    */
-  const inHand = new Set<number>()
+  const inHand = new Map<number, number>()
 
   const leaseEnd = () => new Date(ctx.clock.now().getTime() + leaseMs)
 
@@ -180,7 +180,10 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       cursors.set(name, Math.max(cursors.get(name) ?? 0, queued[queued.length - 1]!.id))
       return queued
     }
-    const expired = await claimExpired(ctx.db, scope, ctx.clock.now(), limit, leaseEnd(), [...inHand])
+    // Only the held rows this scope could claim: a campaign's in the bodies lane would ride along for nothing.
+    const campaignId = 'bodies' in scope ? 0 : scope.campaignId
+    const held = [...inHand].filter(([, c]) => c === campaignId).map(([id]) => id)
+    const expired = await claimExpired(ctx.db, scope, ctx.clock.now(), limit, leaseEnd(), held)
     if (expired.length) return expired
     // Rows behind the cursor can be queued again (a claim that rolled back): walk from the start.
     if (cursor > 0 && (await hasQueued(ctx.db, scope))) cursors.set(name, 0)
@@ -207,7 +210,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     // handed to the relay whose claim expired before its marking would be claimed again (by this sender's
     // other lane, or another worker) and sent twice. Marked rows (status 1) are no longer touched.
     const held = [...byId.keys()]
-    for (const id of held) inHand.add(id)
+    for (const r of rows) inHand.set(r.id, r.campaign_id)
     let renewing: Promise<void> = Promise.resolve()
     const renewal = setInterval(
       () => {

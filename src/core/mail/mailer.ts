@@ -1,3 +1,5 @@
+import type { QpPart } from './qp-pieces.js'
+
 export interface MailAddress {
   name?: string
   address: string
@@ -12,6 +14,11 @@ export interface OutgoingMail {
   subject: string
   html?: string
   text?: string
+  /**
+   * The text and HTML parts already quoted-printable (campaign mail: its template's text encoded once per
+   * campaign), in place of `text` and `html`.
+   */
+  encoded?: { text?: QpPart; html?: QpPart }
   headers?: Record<string, string>
   /** Envelope sender (VERP return path); the From address when absent. */
   returnPath?: string

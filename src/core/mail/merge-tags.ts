@@ -15,12 +15,20 @@ export interface MergeData {
 export type RenderMode = 'html' | 'text'
 
 type Node =
-  | { kind: 'text'; text: string }
+  | { kind: 'text'; text: string; index: number }
   | { kind: 'tag'; name: string; arg: string | undefined; raw: boolean }
   | { kind: 'if'; name: string; then: Node[]; else: Node[] }
 
 export interface CompiledTemplate {
   render(data: MergeData, mode: RenderMode): string
+  /**
+   * The same rendering as pieces in order: the template's own text as its index in `texts`, values as rendered
+   * strings. A caller can do work on the template's text once (campaign mail encodes it once per campaign) and
+   * only the values per recipient.
+   */
+  renderParts(data: MergeData, mode: RenderMode, out: (number | string)[]): void
+  /** The template's text between tags, by the index renderParts gives. */
+  readonly texts: readonly string[]
   /** Lower-cased names of every tag used (for validation and for loading only what is needed). */
   readonly names: ReadonlySet<string>
 }
@@ -60,13 +68,15 @@ export function compileTemplate(source: string): CompiledTemplate {
   // Stack of open IF blocks: where their nodes currently go.
   const stack: { node: Extract<Node, { kind: 'if' }>; inElse: boolean }[] = []
   const names = new Set<string>()
+  const texts: string[] = []
+  const text = (t: string): Node => ({ kind: 'text', text: t, index: texts.push(t) - 1 })
   const target = (): Node[] => {
     const top = stack[stack.length - 1]
     return top ? (top.inElse ? top.node.else : top.node.then) : root
   }
   let last = 0
   for (const m of source.matchAll(TAG_RE)) {
-    if (m.index > last) target().push({ kind: 'text', text: source.slice(last, m.index) })
+    if (m.index > last) target().push(text(source.slice(last, m.index)))
     last = m.index + m[0].length
     const raw = m[1] !== undefined
     const body = (m[1] ?? m[2]!).trim()
@@ -90,14 +100,21 @@ export function compileTemplate(source: string): CompiledTemplate {
       target().push({ kind: 'tag', name: colon >= 0 ? head.toLowerCase() : name, arg, raw })
     }
   }
-  if (last < source.length) target().push({ kind: 'text', text: source.slice(last) })
+  if (last < source.length) target().push(text(source.slice(last)))
 
-  const renderNodes = (nodes: Node[], data: MergeData, mode: RenderMode, out: string[]): void => {
+  /** Text nodes go out as their text, or as their index when `indices`. */
+  const renderNodes = (
+    nodes: Node[],
+    data: MergeData,
+    mode: RenderMode,
+    out: (number | string)[],
+    indices: boolean,
+  ): void => {
     for (const n of nodes) {
-      if (n.kind === 'text') out.push(n.text)
+      if (n.kind === 'text') out.push(indices ? n.index : n.text)
       else if (n.kind === 'if') {
         const v = Object.hasOwn(data.vars, n.name) ? data.vars[n.name] : undefined
-        renderNodes(truthy(v) ? n.then : n.else, data, mode, out)
+        renderNodes(truthy(v) ? n.then : n.else, data, mode, out, indices)
       } else {
         const special = data.special?.(n.name.toUpperCase(), n.arg)
         const name = n.arg === undefined ? n.name : `${n.name}:${n.arg.toLowerCase()}`
@@ -117,10 +134,14 @@ export function compileTemplate(source: string): CompiledTemplate {
 
   return {
     names,
+    texts,
     render(data, mode) {
       const out: string[] = []
-      renderNodes(root, data, mode, out)
+      renderNodes(root, data, mode, out, false)
       return out.join('')
+    },
+    renderParts(data, mode, out) {
+      renderNodes(root, data, mode, out, true)
     },
   }
 }

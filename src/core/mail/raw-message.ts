@@ -4,13 +4,17 @@ import { foldLines } from 'nodemailer/lib/mime-funcs/index.js'
 import { toNodemailer } from './compose.js'
 import { dkimSignatureField } from './dkim-sign.js'
 import type { OutgoingMail } from './mailer.js'
+import type { QpPart } from './qp-pieces.js'
 import { qpEncodeText } from './quoted-printable.js'
 
 const CRLF = '\r\n'
 
 /** A text part, quoted-printable (always valid, and readable for the mostly-ASCII text of mail). */
-function textPart(type: 'text/plain' | 'text/html', content: string) {
-  return { type: `${type}; charset=utf-8`, body: qpEncodeText(content) }
+function textPart(type: 'text/plain' | 'text/html', content: string | QpPart) {
+  return {
+    type: `${type}; charset=utf-8`,
+    body: typeof content === 'string' ? qpEncodeText(content) : content.encoded(),
+  }
 }
 
 const MULTIPART = 'multipart/alternative'
@@ -170,9 +174,11 @@ export function buildRawPieces(
 ): { pieces: string[]; messageId: string } {
   if (mail.attachments?.length || mail.cc?.length || mail.bcc?.length)
     throw new Error('buildRawMessage takes no attachments, Cc or Bcc')
+  const text = mail.encoded?.text ?? mail.text
+  const html = mail.encoded?.html ?? mail.html
   const parts = [
-    ...(mail.text !== undefined ? [textPart('text/plain', mail.text)] : []),
-    ...(mail.html !== undefined ? [textPart('text/html', mail.html)] : []),
+    ...(text !== undefined ? [textPart('text/plain', text)] : []),
+    ...(html !== undefined ? [textPart('text/html', html)] : []),
   ]
   if (parts.length === 0) parts.push(textPart('text/plain', ''))
   const opts = toNodemailer(mail, messageIdDomain)
@@ -207,6 +213,7 @@ export function buildRawPieces(
         )
         .join('') + `--${boundary}--${CRLF}`
   const pieces = [head, `${CRLF}${CRLF}`, body]
-  if (mail.dkim) pieces.unshift(dkimSignatureField(head, body, mail.dkim))
+  // The body is our quoted-printable between our MIME lines: DKIM's relaxed form of it is itself.
+  if (mail.dkim) pieces.unshift(dkimSignatureField(head, body, mail.dkim, true))
   return { pieces, messageId: String(opts.messageId) }
 }

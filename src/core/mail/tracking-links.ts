@@ -75,7 +75,15 @@ export function readClickToken(ctx: LinkCtx, token: string): ClickRef | null {
 
 /** The open pixel at the end of the body (or of the document when it has no `</body>`). */
 export function withOpenPixel(html: string, src: string): string {
-  const img = `<img src="${escapeHtml(src)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px">`
-  const end = html.search(/<\/body\s*>/i)
+  const img = openPixel(src)
+  const end = html.search(BODY_END)
   return end < 0 ? `${html}${img}` : `${html.slice(0, end)}${img}${html.slice(end)}`
 }
+
+/** The open pixel's tag. */
+export function openPixel(src: string): string {
+  return `<img src="${escapeHtml(src)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px">`
+}
+
+/** Where withOpenPixel puts the pixel: before the first `</body>`. */
+export const BODY_END = /<\/body\s*>/i

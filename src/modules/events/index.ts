@@ -23,7 +23,7 @@ export {
   type EmailLogQueryT,
 } from './event-log.schemas.js'
 export { percent, deliveryOf, ratedStats } from './stats-rates.js'
-export { readKindCounters } from './kind-stats.repo.js'
+export { readKindCounters, type CountedKind } from './kind-stats.repo.js'
 export {
   scopeConversions,
   scopeDetailPage,

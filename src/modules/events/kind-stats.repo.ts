@@ -4,6 +4,9 @@ import { queryOne } from '../../core/db/sql.js'
 import type { MessageKind } from '../messages/index.js'
 import { COUNTER_NAMES, type Counters } from './counters.repo.js'
 
+/** The kinds counted here: `messages_account_kind_sent_idx` holds only their rows. */
+export type CountedKind = Extract<MessageKind, 'transactional' | 'confirmation'>
+
 /**
  * Contract §5's counts over an account's mail of one kind (transactional, or double opt-in confirmation)
  * sent in [from, to): mail outside campaigns and automations has no counter rows, so the counts come from
@@ -16,7 +19,7 @@ import { COUNTER_NAMES, type Counters } from './counters.repo.js'
 export async function readKindCounters(
   ex: Executor,
   accountId: number,
-  kind: MessageKind,
+  kind: CountedKind,
   range: { from?: Date | undefined; to?: Date | undefined } = {},
 ): Promise<Counters> {
   const from = range.from ? sql`AND sent_at >= ${range.from.toISOString()}::timestamptz` : sql``

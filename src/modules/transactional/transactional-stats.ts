@@ -3,8 +3,7 @@ import type { AppContext } from '../../core/context.js'
 import type { ApiApp } from '../../core/http/app-types.js'
 import { commonErrors } from '../../core/http/schemas.js'
 import { parseStatsRange } from '../../core/http/stats-range.js'
-import { ratedStats, readKindCounters } from '../events/index.js'
-import type { MessageKind } from '../messages/index.js'
+import { ratedStats, readKindCounters, type CountedKind } from '../events/index.js'
 
 const count = (description: string) => Type.Integer({ minimum: 0, description })
 const rate = (description: string) => Type.Number({ description: `${description}, % rounded to 2 decimals` })
@@ -41,7 +40,7 @@ type Ctx = Pick<AppContext, 'db' | 'clock'>
 export async function mailStats(
   ctx: Ctx,
   accountId: number,
-  kind: MessageKind,
+  kind: CountedKind,
   query: typeof StatsQuery.static,
 ) {
   const range = parseStatsRange(query, ctx.clock.now())

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { simpleParser } from 'mailparser'
+import { dkimResults, testDkimKey } from '../../../test/helpers/dkim.js'
+import { buildRawMessage } from '../../core/mail/raw-message.js'
+import { trackingLinks, withOpenPixel } from '../../core/mail/tracking-links.js'
+import { compileCampaign, renderCampaignHtml, renderCampaignMail, type CampaignContent } from './render.js'
+
+const { dkim, published } = testDkimKey()
+
+// Merge tags in text, in an IF block around a link, non-ASCII, runs of spaces and tabs, a long unbroken line,
+// `</body>` in a branch not taken before the one that is: what the pieces of a campaign's mail meet.
+const HTML =
+  '<html><head><style>p{color:#333}</style></head><body>\n' +
+  '<h1>Ahoj  *|name|*,\t*|surname|*</h1>\n' +
+  `<p>${'Jarní kolekce, novinky a nabídky vybrané pro vás. '.repeat(6)}</p>\n` +
+  '*|IF:vip|*<p><a href="https://shop.example/vip?x=1&amp;y=2">VIP</a></p>*|ELSE:|*<p>Pro všechny</p>*|END:IF|*' +
+  '<p><a href="https://shop.example/p/1">Produkt 1</a> a <a href="https://shop.example/p/2">2</a></p>' +
+  '<p>{*|note|*} *|city|*</p><p><a href="*|UNSUB|*">Odhlásit</a></p></body></html>'
+
+const content: CampaignContent = {
+  campaignId: 3,
+  subject: 'Pro vás, *|name|*',
+  fromName: 'Obchod',
+  fromEmail: 'news@shop.example',
+  replyTo: '',
+  html: HTML,
+  plainText: null,
+  bounceDomain: 'shop.example',
+  dkim,
+  publicUrl: 'https://mail.shop.example',
+  linkSecret: 'secret-of-the-instance-0123456789',
+}
+
+const recipients = [
+  { name: 'Jana', surname: 'Nováková', vip: '1', city: 'Brno  sever', note: '<b>raw</b>' },
+  { name: 'Petr =', surname: '', vip: '', city: '', note: '' },
+  { name: 'A'.repeat(120), surname: 'tab\there', vip: 'yes', city: 'Praha ', note: '  ' },
+].map((vars, i) => ({ messageId: 500 + i, email: `r${i}@example.cz`, name: vars.name, vars }))
+
+describe('campaign mail in pieces', () => {
+  it('reads as the whole rendering would: HTML with the pixel and tracked links, text, a valid signature', async () => {
+    const c = compileCampaign(content)
+    const links = trackingLinks({ config: { publicUrl: content.publicUrl }, linkSecret: content.linkSecret })
+    for (const r of recipients) {
+      const raw = buildRawMessage(renderCampaignMail(c, r), 'shop.example').raw
+      const parsed = await simpleParser(raw)
+      // The HTML as a whole rendering gives it (links tracked), with the pixel before `</body>`.
+      assert.equal(parsed.html, withOpenPixel(renderCampaignHtml(c, r), links.open(r.messageId)))
+      assert.match(String(parsed.html), /<img src="https:\/\/mail\.shop\.example\/t\/o\/[^"]+"[^>]*><\/body>/)
+      // The text part: the template's text with values and tracked links, as a whole rendering gives it.
+      const text = c.text
+        .render(
+          { vars: r.vars, special: (n) => (n === 'UNSUB' ? links.unsubscribe(r.messageId) : undefined) },
+          'text',
+        )
+        .replace(/https:\/\/tidings-click\.invalid\/(\d+)/g, (_, i: string) =>
+          links.click(r.messageId, Number(i)),
+        )
+      assert.equal(parsed.text?.replace(/\r\n/g, '\n'), text.replace(/\r\n/g, '\n'))
+      assert.match(text, new RegExp(links.click(r.messageId, 1).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')))
+      // Lines of at most 76, and a signature an independent verifier passes.
+      for (const line of raw.slice(raw.indexOf('\r\n\r\n')).split('\r\n')) assert.ok(line.length <= 76, line)
+      assert.deepEqual(
+        (await dkimResults(raw, published)).map((x) => x.status.result),
+        ['pass'],
+      )
+    }
+  })
+})

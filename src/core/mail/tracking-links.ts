@@ -73,6 +73,9 @@ export function readClickToken(ctx: LinkCtx, token: string): ClickRef | null {
   return t ? { messageId: Number(t[1]), url: t[2]! } : null
 }
 
+/** Where withOpenPixel puts the pixel: before the first `</body>`. */
+export const BODY_END = /<\/body\s*>/i
+
 /** The open pixel at the end of the body (or of the document when it has no `</body>`). */
 export function withOpenPixel(html: string, src: string): string {
   const img = openPixel(src)
@@ -84,6 +87,3 @@ export function withOpenPixel(html: string, src: string): string {
 export function openPixel(src: string): string {
   return `<img src="${escapeHtml(src)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px">`
 }
-
-/** Where withOpenPixel puts the pixel: before the first `</body>`. */
-export const BODY_END = /<\/body\s*>/i

@@ -8,8 +8,8 @@ import { compileCampaign, renderCampaignHtml, renderCampaignMail, type CampaignC
 
 const { dkim, published } = testDkimKey()
 
-// Merge tags in text, in an IF block around a link, non-ASCII, runs of spaces and tabs, a long unbroken line,
-// `</body>` in a branch not taken before the one that is: what the pieces of a campaign's mail meet.
+// Merge tags in text, in an IF block around a link, non-ASCII, runs of spaces and tabs, a long unbroken line:
+// what the pieces of a campaign's mail meet. (CSS inlining serialises the document again, with one `</body>`.)
 const HTML =
   '<html><head><style>p{color:#333}</style></head><body>\n' +
   '<h1>Ahoj  *|name|*,\t*|surname|*</h1>\n' +

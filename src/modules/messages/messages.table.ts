@@ -63,9 +63,10 @@ export const messages = pgTable(
   (t) => [
     index('messages_campaign_status_idx').on(t.campaignId, t.status, t.id),
     index('messages_account_email_idx').on(t.accountId, t.email),
-    // Partial, like the two below: campaign mail, the bulk of the table, carries no batch and is not counted by
-    // kind, so its rows skip these indexes at insert, claim and mark (each of which writes every index: the
-    // updates change `status`, so they are never HOT). Issue 11: PostgreSQL's share of a campaign message.
+    // This index and the next are partial, as the pipeline index is: campaign mail, the bulk of the table,
+    // carries no batch and is not counted by kind, so its rows skip them at insert, claim and mark (each of
+    // which writes every index: the updates change `status`, so they are never HOT). Issue 11: PostgreSQL's
+    // share of a campaign message.
     index('messages_batch_idx')
       .on(t.batchId)
       .where(sql`${t.batchId} IS NOT NULL`),

@@ -24,3 +24,18 @@ test('a token verifies for its purpose only, and not once a character of it chan
   const last = token.at(-1) === 'A' ? 'B' : 'A'
   assert.equal(verifyToken(secret, 'click', `${token.slice(0, -1)}${last}`), null)
 })
+
+test('tokens signed again come from the cache as signed: each for its own secret and purpose', () => {
+  const secrets = [randomBytes(32).toString('base64url'), randomBytes(32).toString('base64url')]
+  const first = secrets.flatMap((s) => ['click', 'open'].map((p) => signToken(s, p, '7.1')))
+  assert.equal(new Set(first).size, 4, 'another secret or purpose gives another token')
+  // Enough other payloads to clear the cache of one purpose in between, then the same four again.
+  for (let i = 0; i < 200; i++) signToken(secrets[0]!, 'click', `${i}.0`)
+  const again = secrets.flatMap((s) => ['click', 'open'].map((p) => signToken(s, p, '7.1')))
+  assert.deepEqual(again, first)
+  secrets.forEach((s, i) => {
+    assert.equal(verifyToken(s, 'click', first[i * 2]!), '7.1')
+    assert.equal(verifyToken(s, 'open', first[i * 2 + 1]!), '7.1')
+    assert.equal(verifyToken(s, 'open', first[i * 2]!), null)
+  })
+})

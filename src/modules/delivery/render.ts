@@ -141,7 +141,7 @@ function personalise(c: CompiledCampaign, r: CampaignRecipient) {
     },
   }
   const click = (i: number) => t.click(r.messageId, i)
-  return { ctx, data, click }
+  return { ctx, links: t, data, click }
 }
 
 /** The recipient's HTML with tracked links and no open pixel: the web version of their mail. */
@@ -192,8 +192,8 @@ function encodedPart(
 
 /** One recipient's message: personalised, tracked, with unsubscribe headers, VERP and DKIM key. */
 export function renderCampaignMail(c: CompiledCampaign, r: CampaignRecipient): OutgoingMail {
-  const { ctx, data, click } = personalise(c, r)
-  const pixel = openPixel(trackingLinks(ctx).open(r.messageId))
+  const { ctx, links, data, click } = personalise(c, r)
+  const pixel = openPixel(links.open(r.messageId))
   const html = encodedPart(c.html, c.htmlSegments, data, 'html', (i) => escapeHtml(click(i)), pixel)
   const text = encodedPart(c.text, c.textSegments, data, 'text', click)
   const { mail } = composeMessage(ctx, {

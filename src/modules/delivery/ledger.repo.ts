@@ -150,10 +150,15 @@ export interface SentEvent {
 
 /**
  * Side effect, one statement: marks rows the relay accepted as sent (1), writes their `send` events and adds
- * them to the `inject` counters of their campaign or automation node. Returns the events written, for the
- * webhook outbox.
+ * them to the `inject` counters of their campaign or automation node. Returns the events written for the
+ * accounts of `returnFor` (those with a webhook), for the webhook outbox.
  */
-export async function markSent(ex: Executor, accepted: AcceptedRow[], now: Date): Promise<SentEvent[]> {
+export async function markSent(
+  ex: Executor,
+  accepted: AcceptedRow[],
+  now: Date,
+  returnFor: readonly number[],
+): Promise<SentEvent[]> {
   if (accepted.length === 0) return []
   const rows = await queryRows<SentEvent & { message_id: string | number }>(
     ex,
@@ -182,7 +187,8 @@ export async function markSent(ex: Executor, accepted: AcceptedRow[], now: Date)
           messageId: sql`id`,
           deltas: { inject: sql`count(*)` },
         })})
-        SELECT * FROM logged`,
+        SELECT * FROM logged
+        WHERE account_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(returnFor)}::jsonb)::int)`,
   )
   return rows.map((r) => ({ ...r, message_id: Number(r.message_id) }))
 }

@@ -90,6 +90,12 @@ export interface MessageRef {
  * importing them.
  */
 export interface SendOutcomes {
+  /**
+   * Of these accounts, those that take `send` events (an enabled webhook). Only their events come back from
+   * the marking statement to go to `sent`: for the others, the events were read back and handed over for a
+   * statement that wrote nothing.
+   */
+  sentWanted(ex: Executor, accountIds: readonly number[]): Promise<number[]>
   /** The `send` events of rows just marked sent, for the webhook outbox, in the marking transaction. */
   sent(tx: Executor, events: SentEvent[], now: Date): Promise<void>
   /** The relay refused the message for good: the row refused (2) and its hard bounce, in one transaction. */
@@ -232,9 +238,13 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       const done = accepted
       accepted = []
       marking = marking.then(async () => {
+        const now = ctx.clock.now()
+        const accounts = [...new Set(done.map((a) => byId.get(a.id)!.account_id))]
+        const wanted = await outcomes.sentWanted(ctx.db, accounts)
+        // Without a webhook to tell, the marking is one statement: nothing else to write with it.
+        if (wanted.length === 0) return void (await markSent(ctx.db, done, now, []))
         await ctx.db.transaction(async (tx) => {
-          const sent = await markSent(tx, done, ctx.clock.now())
-          await outcomes.sent(tx, sent, ctx.clock.now())
+          await outcomes.sent(tx, await markSent(tx, done, now, wanted), now)
         })
       })
     }

@@ -2,7 +2,7 @@ import type { AppContext } from '../../core/context.js'
 import { classifySmtpReply } from '../../core/mail/bounce-rules.js'
 import type { MessageRef, SendOutcomes } from '../delivery/index.js'
 import { markRefused } from '../messages/index.js'
-import { enqueueWebhookEvents } from '../webhooks/index.js'
+import { accountsWithWebhook, enqueueWebhookEvents } from '../webhooks/index.js'
 import { createEventRecorder } from './event-recorder.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock'>
@@ -39,6 +39,7 @@ async function recordRefusal(ctx: Ctx, message: MessageRef, kind: 'hard' | 'soft
  * messages, webhooks), which the delivery module may not import (subscribers → confirmation → delivery).
  */
 export const sendOutcomes: SendOutcomes = {
+  sentWanted: accountsWithWebhook,
   async sent(tx, sent, now) {
     await enqueueWebhookEvents(
       tx,

@@ -6,5 +6,5 @@ export {
 } from './webhook-events.js'
 export { runWebhookDeliveries } from './webhook-runner.js'
 export { deliveryHeaders } from './webhook-signature.js'
-export { findWebhook } from './webhooks.repo.js'
+export { accountsWithWebhook, findWebhook } from './webhooks.repo.js'
 export { accountWebhooks, webhookBatches, webhookOutbox } from './webhooks.table.js'

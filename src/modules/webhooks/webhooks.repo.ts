@@ -1,4 +1,4 @@
-import { eq, sql, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { accountWebhooks, webhookBatches, webhookOutbox } from './webhooks.table.js'
 
@@ -9,6 +9,16 @@ const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`
 export async function findWebhook(ex: Executor, accountId: number): Promise<WebhookRow | undefined> {
   const [row] = await ex.select().from(accountWebhooks).where(eq(accountWebhooks.accountId, accountId))
   return row
+}
+
+/** Of these accounts, those with an enabled webhook: the ones whose events the outbox takes. */
+export async function accountsWithWebhook(ex: Executor, accountIds: readonly number[]): Promise<number[]> {
+  if (accountIds.length === 0) return []
+  const rows = await ex
+    .select({ id: accountWebhooks.accountId })
+    .from(accountWebhooks)
+    .where(and(inArray(accountWebhooks.accountId, [...accountIds]), isNull(accountWebhooks.disabledAt)))
+  return rows.map((r) => r.id)
 }
 
 /**

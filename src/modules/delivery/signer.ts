@@ -16,6 +16,15 @@ export interface MailSigner {
  */
 const SIGN_THREAD_YOUNG_MB = 24
 
+/**
+ * Of the process's node flags, those a worker thread takes. V8's own (`--trace-gc`, `--perf-basic-prof`…) apply
+ * to the whole process already, and a worker given one refuses to start (ERR_WORKER_INVALID_EXEC_ARGV), which
+ * made the server fail to start when profiled with them.
+ */
+export function threadFlags(flags: string[]): string[] {
+  return flags.filter((f) => /^--(cpu-prof|heap-prof|enable-source-maps)/.test(f))
+}
+
 export function createMailSigner(threads: number): MailSigner {
   if (threads <= 0) return { sign: signMessages, close: async () => undefined }
   // Compiled (dist/, what `npm start` runs): the worker is JavaScript beside this file and a thread loads it
@@ -26,9 +35,9 @@ export function createMailSigner(threads: number): MailSigner {
     filename,
     minThreads: threads,
     maxThreads: threads,
-    // Compiled: the process's own node flags, as Node's workers take by default (so `--cpu-prof` profiles the
-    // threads too); from the sources, tsx's loader.
-    execArgv: compiled ? process.execArgv : ['--import', 'tsx'],
+    // Compiled: the process's own profiling flags (so `--cpu-prof` profiles the threads too); from the sources,
+    // tsx's loader.
+    execArgv: compiled ? threadFlags(process.execArgv) : ['--import', 'tsx'],
     idleTimeout: 60_000,
     // Bounded (issue 11: RSS), but not so small that sweeping becomes a large part of the thread's work.
     resourceLimits: { maxYoungGenerationSizeMb: SIGN_THREAD_YOUNG_MB },

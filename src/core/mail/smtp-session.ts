@@ -78,6 +78,7 @@ export interface SmtpSession {
 }
 
 const END_AFTER_CRLF = Buffer.from('.\r\n')
+const ignore = () => undefined
 const END = Buffer.from('\r\n.\r\n')
 
 /** True when every line end in the message is CRLF (no bare CR or LF): it can go out without rewriting. */
@@ -147,13 +148,20 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
       buffered += chunk.toString('latin1')
       let nl: number
       while ((nl = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, nl).replace(/\r$/, '')
+        const line = buffered.slice(0, nl > 0 && buffered.charCodeAt(nl - 1) === 13 ? nl - 1 : nl)
         buffered = buffered.slice(nl + 1)
-        lines.push(line)
         // The last line of a reply has a space (or nothing) after its code; the others a hyphen.
-        if (line.length > 3 && line[3] === '-') continue
-        const text = lines.join('\n')
-        lines = []
+        if (line.length > 3 && line[3] === '-') {
+          lines.push(line)
+          continue
+        }
+        // Most replies are one line: no array to join for them (four replies a message; allocation profile).
+        let text = line
+        if (lines.length) {
+          lines.push(line)
+          text = lines.join('\n')
+          lines = []
+        }
         const code = Number(line.slice(0, 3))
         const w = waiting.shift()
         if (!w) {
@@ -252,11 +260,17 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
 
     /** Writes a transaction's MAIL FROM, RCPT TO and DATA in one go (PIPELINING); their replies to come. */
     const writeEnvelope = (tx: Transaction) => {
-      const lines = [`MAIL FROM:<${tx.from}>`, ...tx.to.map((t) => `RCPT TO:<${t}>`), 'DATA']
-      const pending = lines.map(() => reply())
-      // Each is awaited in turn; when the session fails, the later ones must not reject unobserved.
-      for (const p of pending) p.catch(() => undefined)
-      socket.write(`${lines.join('\r\n')}\r\n`)
+      let commands = `MAIL FROM:<${tx.from}>\r\n`
+      for (const t of tx.to) commands += `RCPT TO:<${t}>\r\n`
+      const pending: Promise<Reply>[] = []
+      // MAIL FROM, each RCPT TO, DATA. Each is awaited in turn; when the session fails, the later ones must not
+      // reject unobserved.
+      for (let i = 0; i < tx.to.length + 2; i++) {
+        const p = reply()
+        p.catch(ignore)
+        pending.push(p)
+      }
+      socket.write(`${commands}DATA\r\n`)
       tx.envelope = pending
     }
 

@@ -57,7 +57,10 @@ async function claimPicked(ex: Executor, picked: SQL, set: SQL, withContact: boo
         SELECT ${claimedColumns} FROM claimed ${contactJoin}
         ORDER BY claimed.id`,
   )
-  return rows.map((r) => ({ ...r, id: Number(r.id) }))
+  // In place rather than a copy of each 26-column row: a batch's rows live until it is marked, long enough for
+  // V8 to move them out of the young generation, and the copies doubled what it moved (allocation profile).
+  for (const r of rows) r.id = Number(r.id)
+  return rows as ClaimedRow[]
 }
 
 const scopeWhere = (scope: ClaimScope) =>

@@ -34,21 +34,21 @@ function scalar(v: unknown): MergeValue {
 export function contactMergeVars(c: ContactForMerge): Record<string, MergeValue> {
   const vars = Object.create(null) as Record<string, MergeValue>
   for (const [k, v] of Object.entries(c.custom_fields ?? {})) vars[k.toLowerCase()] = scalar(v)
-  Object.assign(vars, {
-    email: c.email,
-    name: c.name,
-    surname: c.surname,
-    gender: c.gender,
-    company: c.company ?? '',
-    city: c.city,
-    street: c.street,
-    zip: c.zip,
-    country: c.country,
-    phone: c.phone ?? '',
-    pretitle: c.pretitle,
-    surtitle: c.surtitle,
-    birthday: c.birthday ?? '',
-    nameday: c.nameday ?? '',
-  })
+  // Property by property rather than Object.assign of a literal: one object per recipient, not two (a
+  // campaign batch's values live until the batch is signed; allocation profile of a send).
+  vars.email = c.email
+  vars.name = c.name
+  vars.surname = c.surname
+  vars.gender = c.gender
+  vars.company = c.company ?? ''
+  vars.city = c.city
+  vars.street = c.street
+  vars.zip = c.zip
+  vars.country = c.country
+  vars.phone = c.phone ?? ''
+  vars.pretitle = c.pretitle
+  vars.surtitle = c.surtitle
+  vars.birthday = c.birthday ?? ''
+  vars.nameday = c.nameday ?? ''
   return vars
 }

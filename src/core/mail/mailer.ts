@@ -44,7 +44,10 @@ export interface SendResult {
  * the one sender (module delivery) calls it, with messages it built and signed on its threads.
  */
 export interface Mailer {
-  /** Sends a message already built and signed, to the envelope given. */
+  /**
+   * Sends a message already built and signed, to the envelope given. Once the promise settles, the mailer
+   * holds no reference to `raw`: the sender writes the next messages into the same memory.
+   */
   sendRaw(envelope: Envelope, raw: Buffer, messageId: string): Promise<SendResult>
   close(): Promise<void>
 }

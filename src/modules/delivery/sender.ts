@@ -274,6 +274,8 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
               }
             }),
           )
+          // Every message of the task settled: its bytes go back to a signing thread (signer.ts, release).
+          signer.release?.(signed)
         }),
       )
       flush()

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { describe, it } from 'node:test'
 import { Worker } from 'node:worker_threads'
+import type { CampaignContent } from './render.js'
+import type { SignTask } from './sign.worker.js'
 import { createMailSigner, threadFlags } from './signer.js'
 
 /** The nice value of each thread of this process (Linux keeps one per thread; field 19 of its stat). */
@@ -55,5 +57,58 @@ describe('the flags signing threads start with', () => {
     )
     const w = new Worker('0', { eval: true, execArgv: threadFlags(['--trace-gc']) })
     assert.equal(await new Promise((r) => w.once('exit', r)), 0)
+  })
+})
+
+describe('buffers given back to the signing threads', () => {
+  const content: CampaignContent = {
+    campaignId: 1,
+    subject: 'Hello *|name|*',
+    fromName: 'Shop',
+    fromEmail: 'news@shop.example',
+    replyTo: '',
+    html: `<p>Hello *|name|*</p><p>${'Spring collection, news and offers. '.repeat(60)}</p>`,
+    plainText: null,
+    bounceDomain: 'shop.example',
+    dkim: undefined,
+    publicUrl: 'https://mail.shop.example',
+    linkSecret: 'secret-of-the-instance-0123456789',
+  }
+  const task = (ids: number[]): SignTask => ({
+    kind: 'campaign',
+    key: 'given-back',
+    content,
+    recipients: ids.map((id) => ({
+      messageId: id,
+      email: `r${id}@example.cz`,
+      name: '',
+      vars: { name: `R${id}` },
+    })),
+  })
+
+  it("hold the next task's messages, each whole and its own", async () => {
+    const signer = createMailSigner(1)
+    try {
+      const first = await signer.sign(task(Array.from({ length: 40 }, (_, i) => i + 1)))
+      const firstBuffer = first[0]!.raw.buffer
+      const firstSize = firstBuffer.byteLength
+      assert.ok(firstSize > 65_536, `forty messages take more than the smallest buffer: ${firstSize}`)
+      signer.release!(first)
+      // One message: a buffer of its own would be the smallest size; it is written into the one given back.
+      const [second] = await signer.sign(task([41]))
+      assert.equal(firstBuffer.byteLength, 0, 'the buffer moved back to the thread')
+      assert.equal(first[0]!.raw.byteLength, 0, "the first task's views are empty")
+      assert.equal(second!.raw.buffer.byteLength, firstSize, 'the second message is in the buffer given back')
+      const text = Buffer.from(second!.raw).toString('utf8')
+      assert.ok(text.includes('To: r41@example.cz\r\n'), text.slice(0, 400))
+      assert.ok(text.includes('Hello R41'))
+      assert.ok(!/r(?:[1-9]|[1-3]\d|40)@example\.cz/.test(text), 'nothing of the messages before it')
+      assert.ok(text.endsWith('\r\n'))
+      // Given back twice, or once its views are empty: nothing happens.
+      signer.release!(first)
+      assert.deepEqual(await signer.sign({ kind: 'body', slices: [] }), [])
+    } finally {
+      await signer.close()
+    }
   })
 })

@@ -4,6 +4,12 @@ import { signMessages, type SignTask, type SignedMessage } from './sign.worker.j
 /** Composes and signs mail; RSA signing is the costliest step of a send, so it gets threads. */
 export interface MailSigner {
   sign(task: SignTask): Promise<SignedMessage[]>
+  /**
+   * Gives back the memory of a task's messages once every one of them was handed to the relay and its
+   * sendRaw settled (the mailer keeps no reference to it): a signing thread writes the next task's messages
+   * into it. Their `raw` views are empty afterwards.
+   */
+  release?(messages: readonly SignedMessage[]): void
   close(): Promise<void>
 }
 
@@ -15,6 +21,13 @@ export interface MailSigner {
  * 1,000,000-recipient send went from 252 to 275 MB (bar: 300). V8's default lets it grow to tens of MB.
  */
 const SIGN_THREAD_YOUNG_MB = 24
+
+/**
+ * Given-back buffers a task takes to its thread, and how many wait here: a sender has some ten tasks in
+ * flight (two lanes of five), and each task done gives one back.
+ */
+const SPARES_PER_TASK = 2
+const RETURNED_MAX = 8
 
 /**
  * Of the process's node flags, those a worker thread takes. V8's own (`--trace-gc`, `--perf-basic-prof`…) apply
@@ -42,8 +55,20 @@ export function createMailSigner(threads: number): MailSigner {
     // Bounded (issue 11: RSS), but not so small that sweeping becomes a large part of the thread's work.
     resourceLimits: { maxYoungGenerationSizeMb: SIGN_THREAD_YOUNG_MB },
   })
+  // Buffers given back (release), moved to a thread with the next tasks (sign.worker.ts: why).
+  const returned: ArrayBuffer[] = []
   return {
-    sign: (task) => pool.run(task),
+    sign: (task) => {
+      const spare = returned.splice(0, SPARES_PER_TASK)
+      return spare.length ? pool.run({ ...task, spare }, { transferList: spare }) : pool.run(task)
+    },
+    release: (messages) => {
+      const buffer = messages[0]?.raw.buffer
+      // Not one moved already (empty), nor a shared one, and a bounded number waiting.
+      if (!(buffer instanceof ArrayBuffer) || buffer.byteLength === 0 || returned.length >= RETURNED_MAX)
+        return
+      if (!returned.includes(buffer)) returned.push(buffer)
+    },
     close: () => pool.destroy(),
   }
 }

@@ -48,7 +48,13 @@ export interface Mailer {
    * Sends a message already built and signed, to the envelope given. Once the promise settles, the mailer
    * holds no reference to `raw`: the sender writes the next messages into the same memory.
    */
-  sendRaw(envelope: Envelope, raw: Buffer, messageId: string): Promise<SendResult>
+  sendRaw(
+    envelope: Envelope,
+    raw: Buffer,
+    messageId: string,
+    /** `dataSafe`: CRLF line ends only and no line starting with a dot, so SMTP carries it as it is. */
+    opts?: { dataSafe?: boolean },
+  ): Promise<SendResult>
   close(): Promise<void>
 }
 

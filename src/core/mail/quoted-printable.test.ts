@@ -45,6 +45,8 @@ describe('qpEncodeText', () => {
         assert.doesNotMatch(line, /[ \t]$/)
         // No tab and no run of spaces either: the text is its own DKIM relaxed form (dkim-sign.ts relies on it).
         assert.doesNotMatch(line, /[^\x20-\x7e]|  /)
+        // No line starts with a dot: SMTP needs no dot-stuffing for it (smtp-session.ts, dataOf).
+        assert.doesNotMatch(line, /^\./)
       }
     }
   })
@@ -54,5 +56,7 @@ describe('qpEncodeText', () => {
     assert.equal(qpEncodeText('Žluť'), '=C5=BDlu=C5=A5')
     assert.equal(qpEncodeText('x'.repeat(80)), `${'x'.repeat(75)}=\r\n${'x'.repeat(5)}`)
     assert.equal(qpEncodeText('a  b   c\td'), 'a =20b =20=20c=09d')
+    assert.equal(qpEncodeText('.\n.x. y.'), '=2E\r\n=2Ex. y.')
+    assert.equal(qpEncodeText(`${'x'.repeat(75)}.y`), `${'x'.repeat(75)}=\r\n=2Ey`)
   })
 })

@@ -11,6 +11,9 @@
  * Tabs, and a space right after a space, are encoded too (`=09`, `=20`): the result then has no run of blanks,
  * no tab and no blank at a line end, so it is its own DKIM "relaxed" form (RFC 6376 §3.4.4) and a signer hashes
  * the body as written rather than canonicalising 10 KB of it with three regular-expression passes first.
+ *
+ * A dot that would start a line is encoded too (`=2E`): no line of the result starts with one, so SMTP needs no
+ * dot-stuffing for it (RFC 5321 §4.5.2) and the relay writes the message as it is (raw-message.ts, `dataSafe`).
  */
 const MAX = 75 // characters before the soft break's `=`: lines of at most 76
 
@@ -26,6 +29,7 @@ SAFE[32] = 1
 const SAFE_RUN = /[\x20-\x3c\x3e-\x7e]*/y
 
 const SPACE = 32
+const DOT = 46
 
 const utf8 = new TextEncoder()
 
@@ -74,6 +78,12 @@ export function qpEncodeText(text: string): string {
       if (trailing) end--
       while (i < end) {
         room(1)
+        if (col === 0 && text.charCodeAt(i) === DOT) {
+          out += HEX[DOT]!
+          col = 3
+          i++
+          continue
+        }
         const take = Math.min(end - i, MAX - col)
         out += text.slice(i, i + take)
         col += take

@@ -6,7 +6,7 @@ import { dkimResults, testDkimKey } from '../../../test/helpers/dkim.js'
 import { toNodemailer } from './compose.js'
 import { dkimSignMessage } from './dkim-sign.js'
 import type { OutgoingMail } from './mailer.js'
-import { buildRawMessage, headerBlock, mimeNodeHeaders } from './raw-message.js'
+import { buildRawMessage, buildRawPieces, headerBlock, mimeNodeHeaders } from './raw-message.js'
 
 const { dkim, published } = testDkimKey()
 const verify = async (message: string) => (await dkimResults(message, published)).map((r) => r.status.result)
@@ -98,6 +98,20 @@ describe('buildRawMessage', () => {
     assert.notEqual(widened, ours)
     assert.deepEqual(await verify(widened), ['pass'])
     assert.notDeepEqual(await verify(head + ours.slice(body).replace('Spring', 'Autumn')), ['pass'])
+  })
+
+  it('says when SMTP can carry the message as it is: CRLF line ends only, no line starting with a dot', () => {
+    const dotted = { ...base, text: '.first\n..\nend.', html: '<p>\n.x</p>' }
+    for (const mail of [
+      dotted,
+      { ...dotted, dkim },
+      { ...base, subject: 'Hi\r\n.Bcc', to: [{ name: '.A\nB', address: 'a@example.cz' }] },
+    ]) {
+      const { pieces, dataSafe } = buildRawPieces(mail, 'shop.example')
+      const raw = pieces.join('')
+      assert.equal(dataSafe, true)
+      assert.doesNotMatch(raw, /\r(?!\n)|(?<!\r)\n|^\.|\n\./)
+    }
   })
 
   it('keeps CR and LF in any value out of the header lines', async () => {

@@ -19,6 +19,9 @@ function textPart(type: 'text/plain' | 'text/html', content: string | QpPart) {
 
 const MULTIPART = 'multipart/alternative'
 
+/** A bare CR or LF, or a line that starts with a dot: what SMTP's DATA would have to rewrite (smtp-session.ts). */
+const UNSAFE_FOR_DATA = /\r(?!\n)|(?<!\r)\n|^\.|\n\./
+
 /** MimeNode's own encoder of one header value (public in nodemailer, missing from its types). */
 interface HeaderEncoder {
   encodeHeaderValue(key: string, value: unknown): string
@@ -171,7 +174,7 @@ export function buildRawMessage(
 export function buildRawPieces(
   mail: OutgoingMail,
   messageIdDomain: string,
-): { pieces: string[]; messageId: string } {
+): { pieces: string[]; messageId: string; dataSafe: boolean } {
   if (mail.attachments?.length || mail.cc?.length || mail.bcc?.length)
     throw new Error('buildRawMessage takes no attachments, Cc or Bcc')
   const text = mail.encoded?.text ?? mail.text
@@ -215,5 +218,8 @@ export function buildRawPieces(
   const pieces = [head, `${CRLF}${CRLF}`, body]
   // The body is our quoted-printable between our MIME lines: DKIM's relaxed form of it is itself.
   if (mail.dkim) pieces.unshift(dkimSignatureField(head, body, mail.dkim, true))
-  return { pieces, messageId: String(opts.messageId) }
+  // The body, by the same token, has CRLF line ends only and no line starting with a dot; the header lines
+  // (a caller's values in them) and the signature are checked, a kilobyte or so instead of the whole message.
+  const dataSafe = !UNSAFE_FOR_DATA.test(head) && (!mail.dkim || !UNSAFE_FOR_DATA.test(pieces[0]!))
+  return { pieces, messageId: String(opts.messageId), dataSafe }
 }

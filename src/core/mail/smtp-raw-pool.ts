@@ -57,13 +57,13 @@ export function createRawSmtpPool(opts: RawPoolOptions) {
   }
 
   return {
-    async send(envelope: Envelope, raw: Buffer, messageId: string): Promise<SendResult> {
+    async send(envelope: Envelope, raw: Buffer, messageId: string, dataSafe = false): Promise<SendResult> {
       // A message a session never offered (it ended first) goes out over another, a bounded number of times.
       for (let attempt = 1; ; attempt++) {
         if (closed) throw new Error('the SMTP pool is closed')
         const c = await pick()
         try {
-          const info = await c.send(envelope.from, envelope.to, raw)
+          const info = await c.send(envelope.from, envelope.to, raw, dataSafe)
           return { messageId, accepted: info.accepted, rejected: info.rejected }
         } catch (err) {
           if (err instanceof NotSentError && attempt < MAX_ATTEMPTS) continue

@@ -63,6 +63,14 @@ describe('dataOf', () => {
     assert.equal(pieces[0], m)
     assert.equal(text(pieces), 'Subject: x\r\n\r\nhello\r\n.\r\n')
   })
+
+  it("takes a safe message's maker at its word, unless the message does not end its last line", () => {
+    const m = Buffer.from('Subject: x\r\n\r\nhello\r\n')
+    assert.deepEqual(dataOf(m, true), [m, Buffer.from('.\r\n')])
+    // Vouched for, it is not searched: a dot that starts a line would go out single (hence the maker's check).
+    assert.equal(text(dataOf(Buffer.from('a\r\n.b\r\n'), true)), 'a\r\n.b\r\n.\r\n')
+    assert.equal(text(dataOf(Buffer.from('a\n.b'), true)), 'a\r\n..b\r\n.\r\n')
+  })
 })
 
 for (const pipelining of [true, false]) {

@@ -66,6 +66,8 @@ export interface SmtpSession {
     from: string,
     to: readonly string[],
     message: Buffer,
+    /** The message needs no line-end rewriting or dot-stuffing (dataOf). */
+    dataSafe?: boolean,
   ): Promise<{ accepted: string[]; rejected: string[] }>
   /** Messages queued or in flight. */
   readonly pending: number
@@ -95,9 +97,13 @@ function toCrlf(m: Buffer): Buffer {
 
 /**
  * The DATA of a message: CRLF line ends, a dot that starts a line doubled (RFC 5321 §4.5.2), and the closing
- * `CRLF . CRLF`. Pieces of the message, not a copy, when it needs no stuffing.
+ * `CRLF . CRLF`. Pieces of the message, not a copy, when it needs no stuffing. `safe`: the message's maker
+ * vouches that its line ends are all CRLF and no line starts with a dot (raw-message.ts), so it goes as it is,
+ * without the two scans of every message (profiled: about a fifth of the main thread's time in a campaign).
  */
-export function dataOf(message: Buffer): Buffer[] {
+export function dataOf(message: Buffer, safe = false): Buffer[] {
+  if (safe && message.length >= 2 && message[message.length - 2] === 13 && message[message.length - 1] === 10)
+    return [message, END_AFTER_CRLF]
   const m = crlfOnly(message) ? message : toCrlf(message)
   const out: Buffer[] = []
   let from = 0
@@ -250,6 +256,7 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
       from: string
       to: readonly string[]
       message: Buffer
+      dataSafe: boolean
       resolve: (r: { accepted: string[]; rejected: string[] }) => void
       reject: (e: unknown) => void
       /** Replies to MAIL FROM, RCPT TO… and DATA, once written (ahead, with the message before it). */
@@ -322,7 +329,7 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
       }
       const done = reply()
       socket.cork()
-      for (const piece of dataOf(tx.message)) socket.write(piece)
+      for (const piece of dataOf(tx.message, tx.dataSafe)) socket.write(piece)
       // RFC 2920 §3.1: message content may open a group; the next transaction's commands follow it in the same
       // write, halving the writes (and the relay's reads) per message.
       const next = queue[0]
@@ -362,9 +369,9 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
       get pending() {
         return queue.length + (busy ? 1 : 0)
       },
-      send(from, to, message) {
+      send(from, to, message, dataSafe = false) {
         return new Promise((resolve, reject) => {
-          queue.push({ from, to, message, resolve, reject })
+          queue.push({ from, to, message, dataSafe, resolve, reject })
           if (!busy) void drain()
         })
       },

@@ -28,7 +28,7 @@ export function createSmtpMailer(opts: SmtpOptions): Mailer {
   const rejectUnauthorized = url.searchParams.get('tls_verify') !== '0' && url.hostname !== '127.0.0.1'
   const rawPool = createRawSmtpPool({ ...relay, rejectUnauthorized })
   return {
-    sendRaw: (envelope, raw, messageId) => rawPool.send(envelope, raw, messageId),
+    sendRaw: (envelope, raw, messageId, opts) => rawPool.send(envelope, raw, messageId, opts?.dataSafe),
     close: () => rawPool.close(),
   }
 }

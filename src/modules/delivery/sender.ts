@@ -258,6 +258,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
                   m.envelope,
                   Buffer.from(m.raw.buffer, m.raw.byteOffset, m.raw.byteLength),
                   m.smtpMessageId,
+                  { dataSafe: m.dataSafe },
                 )
                 // The message is about its own recipient: an accepted cc does not make a refused `to` sent.
                 const own = row.email.toLowerCase()

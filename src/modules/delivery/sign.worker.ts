@@ -48,6 +48,8 @@ export interface SignedMessage {
   raw: Uint8Array
   /** Body mail: the subject as rendered, which its ledger row keeps (the email log shows it). */
   subject?: string
+  /** CRLF line ends only and no line starting with a dot: SMTP carries it as it is (Mailer.sendRaw). */
+  dataSafe: boolean
 }
 
 /**
@@ -100,6 +102,7 @@ interface BuiltMessage {
   /** The message's text in pieces, written one after the other. */
   pieces: string[]
   subject?: string
+  dataSafe: boolean
 }
 
 async function built(
@@ -109,15 +112,20 @@ async function built(
   keepSubject = false,
 ): Promise<BuiltMessage> {
   const plain = !mail.attachments?.length && !mail.cc?.length && !mail.bcc?.length
-  const { pieces, messageId: smtpMessageId } = plain
+  const {
+    pieces,
+    messageId: smtpMessageId,
+    dataSafe,
+  } = plain
     ? buildRawPieces(mail, bounceDomain)
-    : await buildWithParts(mail, bounceDomain)
+    : { ...(await buildWithParts(mail, bounceDomain)), dataSafe: false }
   const to = [...mail.to, ...(mail.cc ?? []), ...(mail.bcc ?? [])].map((a) => a.address)
   return {
     messageId,
     envelope: { from: mail.returnPath ?? mail.from.address, to },
     smtpMessageId,
     pieces,
+    dataSafe,
     ...(keepSubject ? { subject: mail.subject } : {}),
   }
 }

@@ -104,6 +104,7 @@ describe('buffers given back to the signing threads', () => {
       assert.ok(text.includes('Hello R41'))
       assert.ok(!/r(?:[1-9]|[1-3]\d|40)@example\.cz/.test(text), 'nothing of the messages before it')
       assert.ok(text.endsWith('\r\n'))
+      assert.equal(second!.dataSafe, true, 'CRLF only, no line starting with a dot: SMTP takes it as it is')
       // Given back twice, or once its views are empty: nothing happens.
       signer.release!(first)
       assert.deepEqual(await signer.sign({ kind: 'body', slices: [] }), [])

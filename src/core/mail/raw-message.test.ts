@@ -6,7 +6,7 @@ import { dkimResults, testDkimKey } from '../../../test/helpers/dkim.js'
 import { toNodemailer } from './compose.js'
 import { dkimSignMessage } from './dkim-sign.js'
 import type { OutgoingMail } from './mailer.js'
-import { buildRawMessage, buildRawPieces, headerBlock, mimeNodeHeaders } from './raw-message.js'
+import { buildRawMessage, buildRawPieces, dataSafeText, headerBlock, mimeNodeHeaders } from './raw-message.js'
 
 const { dkim, published } = testDkimKey()
 const verify = async (message: string) => (await dkimResults(message, published)).map((r) => r.status.result)
@@ -112,6 +112,11 @@ describe('buildRawMessage', () => {
       assert.equal(dataSafe, true)
       assert.doesNotMatch(raw, /\r(?!\n)|(?<!\r)\n|^\.|\n\./)
     }
+    // What it checks in the header lines and the signature (MimeNode leaves nothing of the kind in them).
+    for (const bad of ['a\nb', 'a\rb', '.a', 'a\r\n.b', 'a\n\r'])
+      assert.equal(dataSafeText(bad), false, JSON.stringify(bad))
+    for (const good of ['', 'a\r\nb', 'a.b\r\n b.', 'a\r\n\r\n'])
+      assert.equal(dataSafeText(good), true, JSON.stringify(good))
   })
 
   it('keeps CR and LF in any value out of the header lines', async () => {

@@ -22,6 +22,9 @@ const MULTIPART = 'multipart/alternative'
 /** A bare CR or LF, or a line that starts with a dot: what SMTP's DATA would have to rewrite (smtp-session.ts). */
 const UNSAFE_FOR_DATA = /\r(?!\n)|(?<!\r)\n|^\.|\n\./
 
+/** True when SMTP's DATA can carry this text as it is: CRLF line ends only, no line starting with a dot. */
+export const dataSafeText = (text: string): boolean => !UNSAFE_FOR_DATA.test(text)
+
 /** MimeNode's own encoder of one header value (public in nodemailer, missing from its types). */
 interface HeaderEncoder {
   encodeHeaderValue(key: string, value: unknown): string
@@ -215,11 +218,12 @@ export function buildRawPieces(
             `${CRLF}${CRLF}${p.body}${CRLF}`,
         )
         .join('') + `--${boundary}--${CRLF}`
-  const pieces = [head, `${CRLF}${CRLF}`, body]
   // The body is our quoted-printable between our MIME lines: DKIM's relaxed form of it is itself.
-  if (mail.dkim) pieces.unshift(dkimSignatureField(head, body, mail.dkim, true))
+  const signature = mail.dkim ? dkimSignatureField(head, body, mail.dkim, true) : ''
+  const pieces = [head, `${CRLF}${CRLF}`, body]
+  if (signature) pieces.unshift(signature)
   // The body, by the same token, has CRLF line ends only and no line starting with a dot; the header lines
   // (a caller's values in them) and the signature are checked, a kilobyte or so instead of the whole message.
-  const dataSafe = !UNSAFE_FOR_DATA.test(head) && (!mail.dkim || !UNSAFE_FOR_DATA.test(pieces[0]!))
+  const dataSafe = dataSafeText(head) && dataSafeText(signature)
   return { pieces, messageId: String(opts.messageId), dataSafe }
 }

@@ -92,7 +92,9 @@ async function buildWithParts(mail: OutgoingMail, domain: string) {
   delete opts.dkim
   const built = await new MailComposer(opts).compile().build()
   const raw = built.toString('utf8')
-  return { pieces: [mail.dkim ? dkimSignMessage(raw, mail.dkim) : raw], messageId: String(opts.messageId) }
+  const pieces = [mail.dkim ? dkimSignMessage(raw, mail.dkim) : raw]
+  // nodemailer's output is not vouched for: SMTP checks its line ends and dots.
+  return { pieces, messageId: String(opts.messageId), dataSafe: false }
 }
 
 interface BuiltMessage {
@@ -116,9 +118,7 @@ async function built(
     pieces,
     messageId: smtpMessageId,
     dataSafe,
-  } = plain
-    ? buildRawPieces(mail, bounceDomain)
-    : { ...(await buildWithParts(mail, bounceDomain)), dataSafe: false }
+  } = plain ? buildRawPieces(mail, bounceDomain) : await buildWithParts(mail, bounceDomain)
   const to = [...mail.to, ...(mail.cc ?? []), ...(mail.bcc ?? [])].map((a) => a.address)
   return {
     messageId,

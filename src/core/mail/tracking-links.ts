@@ -35,7 +35,13 @@ function makeTrackingLinks(publicUrl: string, linkSecret: string) {
   const s = (purpose: string, payload: string) => signToken(ctx.linkSecret, purpose, payload)
   return {
     open: (messageId: number) => `${base}/t/o/${s('open', String(messageId))}.gif`,
-    click: (messageId: number, index: number) => `${base}/t/c/${s('click', `${messageId}.${index}`)}`,
+    /**
+     * A link of the mail by index: the message's one signed token for its links, then the index. The index is
+     * not signed, as anyone holding one of these links holds the mail and so all of its links; a token of its
+     * own for each link was most of a campaign message's HMACs (issue 11: signing threads' profile). Links
+     * made before (payload `<message>.<index>`, purpose click) still read.
+     */
+    click: (messageId: number, index: number) => `${base}/t/c/${s('links', String(messageId))}.${index}`,
     /**
      * A tracked link whose target was picked for this message as it was rendered (a product recommendation):
      * not one of the mail's links by index, so the target rides in the signed token.
@@ -65,6 +71,12 @@ export type ClickRef = { messageId: number; index: number } | { messageId: numbe
 
 /** A click link's message and its link by index (`click`) or its own target (`clickTo`); null when tampered. */
 export function readClickToken(ctx: LinkCtx, token: string): ClickRef | null {
+  // Base64url has no dot: a signed token is `payload.mac`, and a link by index (`click`) adds `.index`.
+  const m2 = /^([^.]+\.[^.]+)\.(\d{1,4})$/.exec(token)
+  if (m2) {
+    const id = verifyToken(ctx.linkSecret, 'links', m2[1]!)
+    return id && ID.test(id) ? { messageId: Number(id), index: Number(m2[2]) } : null
+  }
   const payload = verifyToken(ctx.linkSecret, 'click', token)
   if (!payload) return null
   const m = /^([1-9]\d{0,17})\.(\d{1,4})$/.exec(payload)

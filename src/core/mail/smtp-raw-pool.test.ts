@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { createRawSmtpPool } from './smtp-raw-pool.js'
+import { createSmtpMailer } from './smtp.js'
 
 /** A relay that wants a login, counts its sessions and keeps every message byte for byte. */
 async function startRelay() {
@@ -94,6 +95,41 @@ describe('raw SMTP pool', async () => {
       assert.deepEqual(m.to, [`r${n}@example.cz`])
     }
     assert.ok(relay.sessions() <= 3, `${relay.sessions()} sessions`)
+  })
+
+  it('keeps no reference to a message once sendRaw settles: its memory, filled at once, arrived unchanged', async () => {
+    // The sender writes the next messages into the same memory (signer.release); megabytes each, so that
+    // a mailer settling before the bytes left would still have them queued on its socket.
+    const mailer = createSmtpMailer({ url: `smtp://tidings:p%40ss%20word@127.0.0.1:${relay.port}` })
+    const big = (n: number) =>
+      Buffer.from(
+        `From: news@shop.example\r\nSubject: big ${n}\r\n\r\n${`${n}`.repeat(74).slice(0, 74)}\r\n`.repeat(
+          25_000,
+        ),
+      )
+    const before = relay.received.length
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, n) => {
+        const raw = big(n)
+        const sent = await mailer.sendRaw(
+          { from: 'b@shop.example', to: [`big${n}@example.cz`] },
+          raw,
+          `<b${n}@x>`,
+          {
+            dataSafe: true,
+          },
+        )
+        raw.fill(0x41)
+        assert.deepEqual(sent.accepted, [`big${n}@example.cz`])
+      }),
+    )
+    await mailer.close()
+    const arrived = relay.received.slice(before)
+    assert.equal(arrived.length, 4)
+    for (const m of arrived) {
+      const n = Number(/^Subject: big (\d+)/m.exec(m.raw)![1])
+      assert.ok(m.raw === big(n).toString(), `message ${n} arrived changed`)
+    }
   })
 
   it('reports a refused recipient with its reply code and keeps the session for the next message', async () => {

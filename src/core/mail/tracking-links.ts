@@ -72,10 +72,10 @@ export type ClickRef = { messageId: number; index: number } | { messageId: numbe
 /** A click link's message and its link by index (`click`) or its own target (`clickTo`); null when tampered. */
 export function readClickToken(ctx: LinkCtx, token: string): ClickRef | null {
   // Base64url has no dot: a signed token is `payload.mac`, and a link by index (`click`) adds `.index`.
-  const m2 = /^([^.]+\.[^.]+)\.(\d{1,4})$/.exec(token)
-  if (m2) {
-    const id = verifyToken(ctx.linkSecret, 'links', m2[1]!)
-    return id && ID.test(id) ? { messageId: Number(id), index: Number(m2[2]) } : null
+  const byIndex = /^([^.]+\.[^.]+)\.(\d{1,4})$/.exec(token)
+  if (byIndex) {
+    const id = verifyToken(ctx.linkSecret, 'links', byIndex[1]!)
+    return id && ID.test(id) ? { messageId: Number(id), index: Number(byIndex[2]) } : null
   }
   const payload = verifyToken(ctx.linkSecret, 'click', token)
   if (!payload) return null

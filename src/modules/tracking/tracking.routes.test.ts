@@ -129,6 +129,8 @@ describe('tracking pages', async () => {
     const m = await newMessage()
     const gone = await newMessage()
     await t.ctx.db.delete(messages).where(eq(messages.id, gone.id))
+    // A message that exists: a token swapped to it must fail on its signature, not on a missing row.
+    const other = await newMessage()
     const urls = [
       tamper(links.open(m.id)),
       tamper(links.click(m.id, 0)),
@@ -148,7 +150,7 @@ describe('tracking pages', async () => {
       links.click(m.id, 0).replace(/.(\.0)$/, (c, index: string) => (c[0] === 'A' ? 'B' : 'A') + index),
       links
         .click(m.id, 0)
-        .replace(/\/t\/c\/[^.]+/, `/t/c/${Buffer.from(String(gone.id)).toString('base64url')}`),
+        .replace(/\/t\/c\/[^.]+/, `/t/c/${Buffer.from(String(other.id)).toString('base64url')}`),
       links.click(m.id, 0).replace(/\.0$/, ''),
       links.open(gone.id),
       links.click(gone.id, 0),

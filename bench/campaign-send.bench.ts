@@ -137,6 +137,10 @@ export async function benchCampaignSend(
   const serverCpu0 = processCpuMs(server.pid)
   const machine0 = machineBusyMs()
   const bench0 = process.cpuUsage()
+  // Sampled every half second, and the sink polled every 100 ms: at 20 ms and 100 ms this bench took 0.022 ms
+  // of CPU a message (2.7 % of the machine's), taken from the send it measures; the end of a send is now known
+  // to within 100 ms (a fifth of a percent of a 100,000 send), and every PostgreSQL backend of the pool is
+  // running before the send starts, so none is missed.
   const groups = sampleCpuGroups((pid, cmd) => {
     if (pid === server.pid) return 'server'
     if (pid === sink.pid) return 'smtpSink'
@@ -145,7 +149,7 @@ export async function benchCampaignSend(
     return /^postgres: \S+: (checkpointer|background writer|walwriter|autovacuum)/.test(cmd)
       ? 'postgresShared'
       : undefined
-  })
+  }, 500)
   const sent = await api(url, key, 'POST', `/campaigns/${created.id}/send`)
   if (sent.status !== 200) throw new Error(`send failed: ${sent.status}`)
   let firstAt = 0
@@ -153,7 +157,7 @@ export async function benchCampaignSend(
   const deadline = Date.now() + Math.max(900_000, recipients * 5)
   while (sink.count() - before < recipients && Date.now() < deadline) {
     if (!firstAt && sink.count() > before) firstAt = Date.now()
-    await new Promise((r) => setTimeout(r, 20))
+    await new Promise((r) => setTimeout(r, 100))
   }
   const endedAt = Date.now()
   const serverCpu = processCpuMs(server.pid) - serverCpu0

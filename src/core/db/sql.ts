@@ -40,3 +40,16 @@ export async function queryPrepared<T>(handle: DbHandle, query: SQL): Promise<T[
   const name = `p_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`
   return (await handle.prepared(name, text, params)).rows as T[]
 }
+
+/** A database handle rather than a drizzle executor (a pool or a transaction). */
+function isHandle(on: Executor | DbHandle): on is DbHandle {
+  return 'prepared' in on && 'migrate' in on
+}
+
+/**
+ * Runs a statement prepared (queryPrepared) when given the handle, that is outside any transaction, and as a
+ * plain statement inside one: for repo functions called both ways.
+ */
+export function queryRowsOn<T>(on: Executor | DbHandle, query: SQL): Promise<T[]> {
+  return isHandle(on) ? queryPrepared<T>(on, query) : queryRows<T>(on, query)
+}

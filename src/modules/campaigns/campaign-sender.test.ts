@@ -100,7 +100,13 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     await sender.runOnce() // prepares, sends 10
     // Another sender claims 10 rows and dies before sending them.
     const lease = new Date(clock.now().getTime() + t.ctx.config.sendLeaseSeconds * 1000)
-    const orphaned = await claimQueued(t.ctx.db, { campaignId: id, sendable: sendable(id) }, 0, 10, lease)
+    const orphaned = await claimQueued(
+      t.ctx.dbHandle,
+      { campaignId: id, sendable: sendable(id) },
+      0,
+      10,
+      lease,
+    )
     assert.equal(orphaned.length, 10)
     for (let i = 0; i < 4; i++) await sender.runOnce()
     assert.equal(delivered().length, 20, 'the dead sender’s rows wait for its lease')
@@ -278,7 +284,7 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     await sender.runOnce() // prepares, sends 10
     const lease = () => new Date(clock.now().getTime() + t.ctx.config.sendLeaseSeconds * 1000)
     const scope = { campaignId: id, sendable: sendable(id) }
-    const claimed = await claimQueued(t.ctx.db, scope, 0, 100, lease())
+    const claimed = await claimQueued(t.ctx.dbHandle, scope, 0, 100, lease())
     assert.equal(claimed.length, 6)
     clock.advance(t.ctx.config.sendLeaseSeconds * 1000 + 1000)
     const held = claimed.slice(0, 2).map((r) => r.id)
@@ -291,7 +297,7 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
         )}) ORDER BY id`,
       )
     const before = await leaseOf(held)
-    const again = await claimExpired(t.ctx.db, scope, clock.now(), 2, lease(), held)
+    const again = await claimExpired(t.ctx.dbHandle, scope, clock.now(), 2, lease(), held)
     assert.deepEqual(
       again.map((r) => r.id),
       claimed.slice(2, 4).map((r) => r.id),

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
-import type { Executor } from '../../core/db/client.js'
-import { queryRows } from '../../core/db/sql.js'
+import type { DbHandle, Executor } from '../../core/db/client.js'
+import { queryRows, queryRowsOn } from '../../core/db/sql.js'
 import { counterIncrementsSql } from '../events/index.js'
 import type { ContactForMerge } from '../messages/index.js'
 
@@ -39,14 +39,23 @@ const claimedColumns = sql`claimed.id, claimed.account_id, claimed.kind, claimed
   coalesce(ct.country, '') AS country, ct.phone, coalesce(ct.pretitle, '') AS pretitle,
   coalesce(ct.surtitle, '') AS surtitle, ct.birthday, ct.nameday, ct.custom_fields`
 
-/** Claims the rows `picked` selects (locking them), setting `set`, with what their merge tags need. */
-async function claimPicked(ex: Executor, picked: SQL, set: SQL, withContact: boolean): Promise<ClaimedRow[]> {
+/**
+ * Claims the rows `picked` selects (locking them), setting `set`, with what their merge tags need. Prepared
+ * (planned once per connection): a sender claims several times a second, and planning this statement was
+ * about a sixth of PostgreSQL's time in a campaign send (profiled, issue 11).
+ */
+async function claimPicked(
+  handle: DbHandle,
+  picked: SQL,
+  set: SQL,
+  withContact: boolean,
+): Promise<ClaimedRow[]> {
   // Mail with a body row takes its values from `vars`: no contact columns to read for it.
   const contactJoin = withContact
     ? sql`LEFT JOIN contacts ct ON ct.id = claimed.contact_id`
     : sql`LEFT JOIN contacts ct ON false`
-  const rows = await queryRows<ClaimedRow & { id: string | number }>(
-    ex,
+  const rows = await queryRowsOn<ClaimedRow & { id: string | number }>(
+    handle,
     sql`WITH picked AS (${picked}),
         claimed AS (
           UPDATE messages SET ${set}
@@ -74,14 +83,14 @@ const scopeWhere = (scope: ClaimScope) =>
  * re-reading rows already claimed.
  */
 export function claimQueued(
-  ex: Executor,
+  handle: DbHandle,
   scope: ClaimScope,
   afterId: number,
   limit: number,
   until: Date,
 ): Promise<ClaimedRow[]> {
   return claimPicked(
-    ex,
+    handle,
     sql`SELECT m.id FROM messages m
         WHERE m.status = 0 AND m.id > ${afterId} AND ${scopeWhere(scope)}
         ORDER BY m.id LIMIT ${limit}
@@ -97,7 +106,7 @@ export function claimQueued(
  * behind a busy database let their lease run out): they are neither claimed nor counted against the limit.
  */
 export function claimExpired(
-  ex: Executor,
+  handle: DbHandle,
   scope: ClaimScope,
   now: Date,
   limit: number,
@@ -106,7 +115,7 @@ export function claimExpired(
 ): Promise<ClaimedRow[]> {
   const notHeld = held.length ? sql`AND NOT ${idIn(held, sql`m.id`)}` : sql``
   return claimPicked(
-    ex,
+    handle,
     sql`SELECT m.id FROM messages m
         WHERE m.status = 4 AND m.claimed_until < ${iso(now)}::timestamptz AND ${scopeWhere(scope)} ${notHeld}
         ORDER BY m.id LIMIT ${limit}
@@ -157,14 +166,15 @@ export interface SentEvent {
  * accounts of `returnFor` (those with a webhook), for the webhook outbox.
  */
 export async function markSent(
-  ex: Executor,
+  on: DbHandle | Executor,
   accepted: AcceptedRow[],
   now: Date,
   returnFor: readonly number[],
 ): Promise<SentEvent[]> {
   if (accepted.length === 0) return []
-  const rows = await queryRows<SentEvent & { message_id: string | number }>(
-    ex,
+  // Prepared when given the handle (no webhook to tell, no transaction): one of a send's hottest statements.
+  const rows = await queryRowsOn<SentEvent & { message_id: string | number }>(
+    on,
     sql`WITH v AS (
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(accepted)}::jsonb) AS v(id bigint, "smtpMessageId" text, subject text)),
         sent AS (

@@ -180,7 +180,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
 
   async function claim(limit: number, name: string, scope: ClaimScope): Promise<ClaimedRow[]> {
     const cursor = cursors.get(name) ?? 0
-    const queued = await claimQueued(ctx.db, scope, cursor, limit, leaseEnd())
+    const queued = await claimQueued(ctx.dbHandle, scope, cursor, limit, leaseEnd())
     if (queued.length) {
       // Lanes claim side by side: the cursor only moves on (rows below it are taken or skipped anyway).
       cursors.set(name, Math.max(cursors.get(name) ?? 0, queued[queued.length - 1]!.id))
@@ -189,7 +189,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     // Only the held rows this scope could claim: a campaign's in the bodies lane would ride along for nothing.
     const campaignId = 'bodies' in scope ? 0 : scope.campaignId
     const held = [...inHand].filter(([, c]) => c === campaignId).map(([id]) => id)
-    const expired = await claimExpired(ctx.db, scope, ctx.clock.now(), limit, leaseEnd(), held)
+    const expired = await claimExpired(ctx.dbHandle, scope, ctx.clock.now(), limit, leaseEnd(), held)
     if (expired.length) return expired
     // Rows behind the cursor can be queued again (a claim that rolled back): walk from the start.
     if (cursor > 0 && (await hasQueued(ctx.db, scope))) cursors.set(name, 0)
@@ -239,7 +239,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
         const accounts = [...new Set(done.map((a) => byId.get(a.id)!.account_id))]
         const wanted = await outcomes.sentWanted(ctx.db, accounts)
         // Without a webhook to tell, the marking is one statement: nothing else to write with it.
-        if (wanted.length === 0) return void (await markSent(ctx.db, done, now, []))
+        if (wanted.length === 0) return void (await markSent(ctx.dbHandle, done, now, []))
         await ctx.db.transaction(async (tx) => {
           await outcomes.sent(tx, await markSent(tx, done, now, wanted), now)
         })

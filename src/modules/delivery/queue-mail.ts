@@ -1,4 +1,4 @@
-import type { Executor } from '../../core/db/client.js'
+import type { DbHandle, Executor } from '../../core/db/client.js'
 import type { MergeValue } from '../../core/mail/merge-tags.js'
 import type { BatchAttachment, BodyKind } from './bodies.table.js'
 import { insertBodiesWithMessages } from './bodies.repo.js'
@@ -67,15 +67,16 @@ export async function queueMail(
 /**
  * queueMail for many mails at once, still one statement (all or none of them): callers that gather the mail of
  * concurrent requests (the transactional intake) pay one round trip and one commit for the lot. Answers each
- * mail's body id and message ids, in the order given.
+ * mail's body id and message ids, in the order given. Given the database handle rather than a transaction, the
+ * statement is prepared (insertBodiesWithMessages).
  */
 export function queueMails(
-  tx: Executor,
+  on: DbHandle | Executor,
   mails: QueuedMail[],
   now: Date,
 ): Promise<{ bodyId: number; messageIds: number[] }[]> {
   return insertBodiesWithMessages(
-    tx,
+    on,
     mails.map(({ body, recipients, origin }) => ({
       body: {
         accountId: body.accountId,

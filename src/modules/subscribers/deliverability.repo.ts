@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
-import type { Executor } from '../../core/db/client.js'
-import { queryRows } from '../../core/db/sql.js'
+import type { DbHandle, Executor } from '../../core/db/client.js'
+import { queryRows, queryRowsOn } from '../../core/db/sql.js'
 import { erasedAddressHash } from './erased-suppressions.js'
 import { erasedAmong } from './erased-suppressions.repo.js'
 
@@ -99,10 +99,11 @@ export const addressKey = (accountId: number, email: string) => `${accountId} ${
  * The addresses that must get no marketing or transactional mail: contacts suppressed by a hard bounce or
  * complaint, and erased addresses remembered as such (by keyed hash, erased-suppressions.repo.ts). Any number
  * of accounts in one statement (the transactional intake asks for the calls of one event-loop turn together);
- * answers addressKey(account, email) of each suppressed one.
+ * answers addressKey(account, email) of each suppressed one. Prepared when given the handle (the intake asks
+ * outside any transaction, several times a second).
  */
 export async function suppressedAmong(
-  ex: Executor,
+  on: DbHandle | Executor,
   erasureSecret: string,
   addresses: AccountAddress[],
 ): Promise<Set<string>> {
@@ -114,8 +115,8 @@ export async function suppressedAmong(
     email,
     hash: erasedAddressHash(erasureSecret, accountId, email),
   }))
-  const rows = await queryRows<{ a: number; email: string }>(
-    ex,
+  const rows = await queryRowsOn<{ a: number; email: string }>(
+    on,
     sql`WITH p AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS p(a int, email text, hash text))
         SELECT p.a, p.email FROM p
           JOIN contacts c ON c.account_id = p.a AND c.email = p.email AND c.suppressed IS NOT NULL

@@ -5,7 +5,7 @@ import { queueMails, wakeSenders, type QueuedMail } from '../delivery/index.js'
 import { addressKey, suppressedAmong, type AccountAddress } from '../subscribers/index.js'
 import type { PreparedMessage } from './transactional.validate.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'erasureSecret'>
+type Ctx = Pick<AppContext, 'dbHandle' | 'clock' | 'erasureSecret'>
 
 /** One validated call whose sender domain is allowed: what the intake queues. */
 export interface IntakeCall {
@@ -129,7 +129,7 @@ export function createTransactionalIntake(ctx: Ctx): (call: IntakeCall) => Promi
     try {
       return ok(
         await queueMails(
-          ctx.db,
+          ctx.dbHandle,
           group.map((g) => g.mail),
           ctx.clock.now(),
         ),
@@ -141,7 +141,7 @@ export function createTransactionalIntake(ctx: Ctx): (call: IntakeCall) => Promi
   }
 
   const run = async (calls: IntakeCall[]): Promise<Outcome[]> => {
-    const suppressed = await suppressedAmong(ctx.db, ctx.erasureSecret, calls.flatMap(addressesOf))
+    const suppressed = await suppressedAmong(ctx.dbHandle, ctx.erasureSecret, calls.flatMap(addressesOf))
     const outcomes: Outcome[] = []
     for (const group of bySize(calls.map((c) => mailOf(c, suppressed))))
       outcomes.push(...(await insertGroup(group)))

@@ -9,7 +9,7 @@ import { createTransactionalIntake } from './transactional.intake.js'
 import type { MessageInput, SendResultsT, SendTemplateInput } from './transactional.schemas.js'
 import { prepareMessage } from './transactional.validate.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'log' | 'erasureSecret'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'log' | 'erasureSecret'>
 
 /** Shops send the same few templates over and over: CSS inlining (juice) is the costliest step of the intake. */
 const INLINED_CACHE_SIZE = 64

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import MimeNode from 'nodemailer/lib/mime-node/index.js'
-import { foldLines } from 'nodemailer/lib/mime-funcs/index.js'
 import { toNodemailer } from './compose.js'
 import { dkimSignatureField } from './dkim-sign.js'
+import { headerEncoder, headerLine } from './header-line.js'
 import type { OutgoingMail } from './mailer.js'
 import type { QpPart } from './qp-pieces.js'
 import { qpEncodeText } from './quoted-printable.js'
@@ -25,13 +25,6 @@ const UNSAFE_FOR_DATA = /\r(?!\n)|(?<!\r)\n|^\.|\n\./
 /** True when SMTP's DATA can carry this text as it is: CRLF line ends only, no line starting with a dot. */
 export const dataSafeText = (text: string): boolean => !UNSAFE_FOR_DATA.test(text)
 
-/** MimeNode's own encoder of one header value (public in nodemailer, missing from its types). */
-interface HeaderEncoder {
-  encodeHeaderValue(key: string, value: unknown): string
-  _normalizeHeaderKey(key: string): string
-}
-const encoder = new MimeNode() as unknown as HeaderEncoder
-
 /**
  * Header lines that repeat from message to message (a campaign's From, Reply-To, List-Unsubscribe-Post, its
  * Content-Type), as MimeNode writes them; bounded, a thread builds the mail of a few contents at a time.
@@ -51,7 +44,7 @@ function remembered(key: string, make: () => string): string {
 
 /** Header names as MimeNode.setHeader writes them (`x-campaign` → `X-Campaign`), once per name. */
 function normalKey(key: string): string {
-  return remembered(`\0key\0${key}`, () => encoder._normalizeHeaderKey(key))
+  return remembered(`\0key\0${key}`, () => headerEncoder._normalizeHeaderKey(key))
 }
 
 /**
@@ -76,12 +69,6 @@ const OWN_NAMES = new Set([
 
 /** Headers whose values repeat across a campaign's messages: their lines are encoded once. */
 const REPEATING = new Set(['From', 'Reply-To', 'List-Unsubscribe-Post'])
-
-/** One header line as MimeNode.buildHeaders writes it: the value encoded, folded at 76 columns; '' when empty. */
-function headerLine(key: string, value: unknown): string {
-  const encoded = encoder.encodeHeaderValue(key, value)
-  return encoded.trim() ? foldLines(`${key}: ${encoded}`, 76) : ''
-}
 
 // A stand-in of the boundary's shape: folding depends on lengths and character classes only, so the
 // Content-Type line made with it once takes each message's own boundary in its place.

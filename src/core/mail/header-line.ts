@@ -1,0 +1,112 @@
+import MimeNode from 'nodemailer/lib/mime-node/index.js'
+import { foldLines } from 'nodemailer/lib/mime-funcs/index.js'
+
+/** MimeNode's own encoder of one header value (public in nodemailer, missing from its types). */
+export interface HeaderEncoder {
+  encodeHeaderValue(key: string, value: unknown): string
+  _normalizeHeaderKey(key: string): string
+  _normalizeAddress(address: string): string
+}
+
+export const headerEncoder = new MimeNode() as unknown as HeaderEncoder
+
+/** One header line as MimeNode.buildHeaders writes it: the value encoded, folded at 76 columns; '' when empty. */
+export function mimeHeaderLine(key: string, value: unknown): string {
+  const encoded = headerEncoder.encodeHeaderValue(key, value)
+  return encoded.trim() ? foldLines(`${key}: ${encoded}`, 76) : ''
+}
+
+/** Fields MimeNode encodes by rules of their own (addresses, ids, dates, parameters), by lower-cased name. */
+const STRUCTURED = new Set(
+  [
+    'From',
+    'Sender',
+    'To',
+    'Cc',
+    'Bcc',
+    'Reply-To',
+    'Message-ID',
+    'In-Reply-To',
+    'Content-ID',
+    'OTP-Token',
+    'References',
+    'Date',
+    'Content-Type',
+    'Content-Disposition',
+  ].map((k) => k.toLowerCase()),
+)
+
+/** A field name as MimeNode writes it (normalKey in raw-message.ts): letters, digits and hyphens. */
+const PLAIN_NAME = /^[A-Za-z0-9-]+$/
+/** Printable ASCII without the double quote: unstructured text MimeNode leaves as it is. */
+const PLAIN_TEXT = /^[\x20\x21\x23-\x7e]*$/
+/** A message id in angle brackets, printable ASCII without spaces: MimeNode leaves it as it is. */
+const PLAIN_ID = /^<[\x21-\x7e]*>$/
+/** A display name MimeNode writes bare (its own test, mime-node `_encodeAddressName`). */
+const BARE_NAME = /^[\w ]*$/
+/** An ASCII dot-atom local part at a host name: an address MimeNode writes bare once its host is normalised. */
+const PLAIN_ADDRESS =
+  /^([A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]+(?:\.[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]+)*)@([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)$/
+
+/** Host names as MimeNode normalises them (lower case, punycode), by host; bounded. */
+const hosts = new Map<string, string | null>()
+const HOSTS_MAX = 4096
+
+/** The host as MimeNode writes it after an ASCII local part, or null when it would write it some other way. */
+function normalHost(host: string): string | null {
+  let normal = hosts.get(host)
+  if (normal === undefined) {
+    const address = headerEncoder._normalizeAddress(`a@${host}`)
+    normal = address.startsWith('a@') ? address.slice(2) : null
+    if (hosts.size >= HOSTS_MAX) hosts.clear()
+    hosts.set(host, normal)
+  }
+  return normal
+}
+
+/** One recipient as MimeNode writes it (`Name <a@host>` or `a@host`), or undefined when it is not that plain. */
+function plainAddressee(value: unknown): string | undefined {
+  if (!Array.isArray(value) || value.length !== 1) return undefined
+  const a = value[0] as { name?: unknown; address?: unknown; group?: unknown } | null
+  if (!a || typeof a.name !== 'string' || typeof a.address !== 'string' || a.group !== undefined)
+    return undefined
+  const m = PLAIN_ADDRESS.exec(a.address)
+  if (!m || !BARE_NAME.test(a.name)) return undefined
+  const host = normalHost(m[2]!)
+  if (host === null) return undefined
+  const address = `${m[1]}@${host}`
+  return a.name ? `${a.name} <${address}>` : address
+}
+
+/**
+ * The line mimeHeaderLine would make, made without MimeNode's encoder when the value is plain: unstructured
+ * ASCII text, a message id, or one recipient with a plain name and address (a campaign's To, Subject,
+ * Message-ID and List-Unsubscribe). Undefined for anything else. The encoder parses and normalises each
+ * address twice and tests each value with several expressions: those four lines took 9.3-9.6 µs of a
+ * signing thread per campaign message, now 3.0-3.7, and a message's work besides RSA fell from 63-69 µs to
+ * 56-58 (microbenchmarks, issue 11). Checked against mimeHeaderLine in the tests, on generated values around
+ * every rule here.
+ */
+export function plainHeaderLine(key: string, value: unknown): string | undefined {
+  if (!PLAIN_NAME.test(key)) return undefined
+  const name = key.toLowerCase()
+  let encoded: string | undefined
+  if (!STRUCTURED.has(name)) {
+    // MimeNode encodes a value holding `=?`, which would otherwise read as an encoded word.
+    if (typeof value === 'string' && PLAIN_TEXT.test(value) && !value.includes('=?')) encoded = value
+  } else if (key === 'Message-ID') {
+    if (typeof value === 'string' && PLAIN_ID.test(value)) encoded = value
+  } else if (key === 'To') {
+    encoded = plainAddressee(value)
+  }
+  if (encoded === undefined) return undefined
+  if (!encoded.trim()) return ''
+  const line = `${key}: ${encoded}`
+  // foldLines leaves a line shorter than its width as it is.
+  return line.length < 76 ? line : foldLines(line, 76)
+}
+
+/** One header line as MimeNode.buildHeaders writes it: the value encoded, folded at 76 columns; '' when empty. */
+export function headerLine(key: string, value: unknown): string {
+  return plainHeaderLine(key, value) ?? mimeHeaderLine(key, value)
+}

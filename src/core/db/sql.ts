@@ -41,7 +41,7 @@ export async function queryPrepared<T>(handle: DbHandle, query: SQL): Promise<T[
   return (await handle.prepared(name, text, params)).rows as T[]
 }
 
-/** A database handle rather than a drizzle executor (a pool or a transaction). */
+/** A database handle rather than a drizzle executor (a pool or a transaction), which has neither method. */
 function isHandle(on: Executor | DbHandle): on is DbHandle {
   return 'prepared' in on && 'migrate' in on
 }

@@ -41,8 +41,8 @@ const claimedColumns = sql`claimed.id, claimed.account_id, claimed.kind, claimed
 
 /**
  * Claims the rows `picked` selects (locking them), setting `set`, with what their merge tags need. Prepared
- * (planned once per connection): a sender claims several times a second, and planning this statement was
- * about a sixth of PostgreSQL's time in a campaign send (profiled, issue 11).
+ * (planned once per connection): a sender claims several times a second, and parsing and planning this
+ * statement and markSent's were about a sixth of PostgreSQL's time in a campaign send (profiled, issue 11).
  */
 async function claimPicked(
   handle: DbHandle,

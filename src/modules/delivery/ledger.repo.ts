@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { DbHandle, Executor } from '../../core/db/client.js'
-import { queryRows, queryRowsOn } from '../../core/db/sql.js'
+import { queryPrepared, queryRows, queryRowsOn } from '../../core/db/sql.js'
 import { counterIncrementsSql } from '../events/index.js'
 import type { ContactForMerge } from '../messages/index.js'
 
@@ -54,7 +54,7 @@ async function claimPicked(
   const contactJoin = withContact
     ? sql`LEFT JOIN contacts ct ON ct.id = claimed.contact_id`
     : sql`LEFT JOIN contacts ct ON false`
-  const rows = await queryRowsOn<ClaimedRow & { id: string | number }>(
+  const rows = await queryPrepared<ClaimedRow & { id: string | number }>(
     handle,
     sql`WITH picked AS (${picked}),
         claimed AS (

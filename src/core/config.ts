@@ -9,6 +9,12 @@ export interface Config {
   dataDir: string
   databaseUrl: string | undefined
   dbPoolSize: number
+  /**
+   * Hot statements run as named prepared statements (parsed and planned once per connection). Off for a pooler
+   * in front of PostgreSQL that cannot carry them from one transaction to the next (PgBouncer in transaction
+   * mode before 1.21): they then run unnamed, parsed and planned each time.
+   */
+  dbPreparedStatements: boolean
   smtpUrl: string | undefined
   publicUrl: string
   mailFrom: string
@@ -73,9 +79,20 @@ function optionalInt(env: Env, name: string): number | undefined {
   return env[name] ? int(env, name, 0, 1) : undefined
 }
 
-function flag(env: Env, name: string): boolean {
-  const raw = (env[name] ?? '').toLowerCase()
-  return raw === '1' || raw === 'true' || raw === 'yes'
+const ON = ['1', 'true', 'yes', 'on']
+const OFF = ['0', 'false', 'no', 'off']
+
+/**
+ * A switch: unset or empty gives `fallback`. A switch that is on by default must say clearly when a value does
+ * not turn it off (a typo in `=fasle` would silently leave it on); one that is off by default keeps its old
+ * reading, anything but an "on" word is off.
+ */
+function flag(env: Env, name: string, fallback = false): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase()
+  if (raw === '') return fallback
+  if (ON.includes(raw)) return true
+  if (!fallback || OFF.includes(raw)) return false
+  throw new ConfigError(`${name} must be one of ${[...ON, ...OFF].join(', ')}, got "${env[name]}"`)
 }
 
 function nonEmpty(env: Env, name: string): string | undefined {
@@ -112,6 +129,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(nonEmpty(env, 'DATA_DIR') ?? './data'),
     databaseUrl,
     dbPoolSize: int(env, 'DB_POOL_SIZE', 10, 1),
+    dbPreparedStatements: flag(env, 'DB_PREPARED_STATEMENTS', true),
     smtpUrl,
     publicUrl,
     mailFrom: nonEmpty(env, 'MAIL_FROM') ?? `no-reply@${new URL(publicUrl).hostname}`,

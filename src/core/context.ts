@@ -74,6 +74,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       poolSize: config.dbPoolSize,
+      preparedStatements: config.dbPreparedStatements,
     }))
   try {
     await dbHandle.migrate(MIGRATIONS_DIR)

@@ -30,7 +30,8 @@ export interface DbHandle {
   executeSql(text: string, values?: unknown[]): Promise<SqlResult>
   /**
    * A hot statement under a fixed name: PostgreSQL prepares it once per connection and skips parse and plan
-   * afterwards; PGlite runs it as a plain query.
+   * afterwards (unless opened with `preparedStatements: false`: then it runs unnamed); PGlite runs it as a plain
+   * query.
    */
   prepared(name: string, text: string, values: unknown[]): Promise<SqlResult>
   /** Applies the committed SQL migrations in `folder`; safe to call from many processes at once. */
@@ -43,12 +44,15 @@ export interface OpenOptions {
   /** Directory for the embedded database; undefined with no databaseUrl means in-memory (tests). */
   dataDir?: string | undefined
   poolSize?: number
+  /** PostgreSQL: `prepared` statements run named (default) or unnamed, for a pooler that cannot carry them. */
+  preparedStatements?: boolean
   /** Ready-made PGlite (tests clone a migrated template into one). */
   pglite?: PGlite
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<DbHandle> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10)
+  if (opts.databaseUrl)
+    return openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.preparedStatements ?? true)
   let lock: DataDirLock | undefined
   let client = opts.pglite
   if (!client) {
@@ -96,7 +100,7 @@ export function wrapPglite(client: PGlite, lock?: DataDirLock): DbHandle {
   }
 }
 
-function openPostgres(url: string, max: number): DbHandle {
+function openPostgres(url: string, max: number, named: boolean): DbHandle {
   const pool = new pg.Pool({ connectionString: url, max })
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined)
@@ -110,7 +114,7 @@ function openPostgres(url: string, max: number): DbHandle {
       return { rows: (last?.rows ?? []) as Record<string, unknown>[] }
     },
     async prepared(name, text, values) {
-      const r = await pool.query({ name, text, values })
+      const r = await pool.query(named ? { name, text, values } : { text, values })
       return { rows: r.rows as Record<string, unknown>[] }
     },
     async migrate(folder) {

@@ -108,22 +108,26 @@ describe('raw SMTP pool', async () => {
         ),
       )
     const before = relay.received.length
-    await Promise.all(
-      Array.from({ length: 4 }, async (_, n) => {
-        const raw = big(n)
-        const sent = await mailer.sendRaw(
-          { from: 'b@shop.example', to: [`big${n}@example.cz`] },
-          raw,
-          `<b${n}@x>`,
-          {
-            dataSafe: true,
-          },
-        )
-        raw.fill(0x41)
-        assert.deepEqual(sent.accepted, [`big${n}@example.cz`])
-      }),
-    )
-    await mailer.close()
+    try {
+      await Promise.all(
+        Array.from({ length: 4 }, async (_, n) => {
+          const raw = big(n)
+          const sent = await mailer.sendRaw(
+            { from: 'b@shop.example', to: [`big${n}@example.cz`] },
+            raw,
+            `<b${n}@x>`,
+            {
+              dataSafe: true,
+            },
+          )
+          raw.fill(0x41)
+          assert.deepEqual(sent.accepted, [`big${n}@example.cz`])
+        }),
+      )
+    } finally {
+      // Closed whether the sends passed or not: an open session would keep the test process from ending.
+      await mailer.close()
+    }
     const arrived = relay.received.slice(before)
     assert.equal(arrived.length, 4)
     for (const m of arrived) {

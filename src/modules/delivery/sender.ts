@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import type { SQL } from 'drizzle-orm'
 import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
@@ -6,6 +5,7 @@ import type { MergeValue } from '../../core/mail/merge-tags.js'
 import type { BodyRecipient } from './body-render.js'
 import { bodyContent, bodyRecipient } from './body-content.js'
 import { findBodies } from './bodies.repo.js'
+import { bodyContentKey, contentKey } from './content-key.js'
 import {
   claimExpired,
   claimQueued,
@@ -129,10 +129,6 @@ export interface SenderOptions {
   campaigns?: CampaignOrigin
   outcomes: SendOutcomes
 }
-
-const contentKey = (prefix: string, content: unknown) =>
-  // Threads cache the compiled content under this key; the hash keeps two databases' campaign 1 apart.
-  `${prefix}:${createHash('sha1').update(JSON.stringify(content)).digest('base64url')}`
 
 /** One of the sender loop's side-by-side rounds (LANES). */
 interface Lane {
@@ -433,8 +429,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
         continue
       }
       const content = await bodyContent(ctx, body)
-      // Keyed by what renders, not by the row: a shop's calls of one template share one compiled copy.
-      const key = contentKey('b', { ...content, bodyId: 0 })
+      const key = bodyContentKey(content)
       const provided = await providedVars(ctx, tagsOf(key, [body.subject, body.html, body.text]), {
         accountId: body.accountId,
         campaignId: 0,

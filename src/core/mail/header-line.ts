@@ -10,7 +10,10 @@ export interface HeaderEncoder {
 
 export const headerEncoder = new MimeNode() as unknown as HeaderEncoder
 
-/** One header line as MimeNode.buildHeaders writes it: the value encoded, folded at 76 columns; '' when empty. */
+/**
+ * One header line as MimeNode.buildHeaders writes it, always through MimeNode's encoder: the value encoded, folded
+ * at 76 columns; '' when empty. What headerLine falls back to, and what the tests hold plainHeaderLine to.
+ */
 export function mimeHeaderLine(key: string, value: unknown): string {
   const encoded = headerEncoder.encodeHeaderValue(key, value)
   return encoded.trim() ? foldLines(`${key}: ${encoded}`, 76) : ''
@@ -106,7 +109,7 @@ export function plainHeaderLine(key: string, value: unknown): string | undefined
   return line.length < 76 ? line : foldLines(line, 76)
 }
 
-/** One header line as MimeNode.buildHeaders writes it: the value encoded, folded at 76 columns; '' when empty. */
+/** One header line as MimeNode.buildHeaders writes it: plainHeaderLine when the value is plain, else mimeHeaderLine. */
 export function headerLine(key: string, value: unknown): string {
   return plainHeaderLine(key, value) ?? mimeHeaderLine(key, value)
 }

@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto'
 import type { DkimKey } from '../../core/mail/mailer.js'
 import type { BodyAttachment, BodyContent } from './body-render.js'
 
-/** What a content key reads: every field a signing thread renders from, the DKIM key and attachments aside. */
+/**
+ * A content as contentKey reads it: every field goes into the key, the DKIM key and attachments in a short form;
+ * the instance's link secret, which every content carries, keeps two databases' keys apart.
+ */
 interface KeyedContent {
   dkim: DkimKey | undefined
   attachments?: BodyAttachment[]

@@ -83,15 +83,14 @@ const ON = ['1', 'true', 'yes', 'on']
 const OFF = ['0', 'false', 'no', 'off']
 
 /**
- * A switch: unset or empty gives `fallback`. A switch that is on by default must say clearly when a value does
- * not turn it off (a typo in `=fasle` would silently leave it on); one that is off by default keeps its old
- * reading, anything but an "on" word is off.
+ * A switch: unset or empty gives `fallback`, an "on" or "off" word turns it on or off, and anything else stops
+ * start-up naming the variable: a typo (`=fasle`, `=ture`) would otherwise leave the switch as it was, silently.
  */
 function flag(env: Env, name: string, fallback = false): boolean {
   const raw = (env[name] ?? '').trim().toLowerCase()
   if (raw === '') return fallback
   if (ON.includes(raw)) return true
-  if (!fallback || OFF.includes(raw)) return false
+  if (OFF.includes(raw)) return false
   throw new ConfigError(`${name} must be one of ${[...ON, ...OFF].join(', ')}, got "${env[name]}"`)
 }
 

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
+import { activePipelinesFor } from '../pipelines/index.js'
 import { createEngine } from './engine.js'
 import {
   createList,
@@ -114,6 +115,16 @@ describe('automation triggers', async () => {
     })
     await settle(t)
     assert.deepEqual((await emails(hot)).sort(), ['tag1@example.cz', 'tag2@example.cz', 'tag3@example.cz'])
+  })
+
+  it("an account's pipelines are read once for a batch of signals, not again for each signal", async () => {
+    // The consumer keeps this answer for its batch and awaits it once per signal; as a query builder (a
+    // thenable) it ran its statement at every await, a thousand times a batch, and saw pipelines made since.
+    const kept = activePipelinesFor(t.ctx.db, t.account.id, 'purchase')
+    const before = (await kept).length
+    await createPipeline(t, listId, passThrough, { trigger: { type: 'purchase', shop: 'no-such-shop' } })
+    assert.equal((await activePipelinesFor(t.ctx.db, t.account.id, 'purchase')).length, before + 1)
+    assert.equal((await kept).length, before)
   })
 
   it('subscribe-bulk starts subscribe pipelines only with trigger_autoresponders, for new subscribers', async () => {

@@ -25,8 +25,12 @@ export async function pipelineById(ex: Executor, id: number): Promise<PipelineRo
   return row
 }
 
-/** The account's active, not deleted pipelines started by a trigger of this type. */
-export function activePipelinesFor(
+/**
+ * The account's active, not deleted pipelines started by a trigger of this type. Async on purpose: drizzle's
+ * query builder is a thenable that runs its statement at every `await`, so a caller that keeps the result
+ * to await again (the signal consumer, once per signal of a batch) must be given a real promise.
+ */
+export async function activePipelinesFor(
   ex: Executor,
   accountId: number,
   type: TriggerType,

@@ -97,19 +97,23 @@ export const insertValues = sql.raw(
 )
 
 /**
- * Two CTEs for a statement over the batch `b` that writes tags: `old_tags` (the tags before the statement:
- * every part of one statement sees one snapshot) and `tag_signals`, which records a `tag` signal (the
- * automations' outbox) naming the tags each entry matching `which` adds, when it adds any.
+ * A CTE for a statement over the batch `b` that writes tags: `tag_signals` records a `tag` signal (the
+ * automations' outbox) naming the tags each entry matching `which` adds, when it adds any. It compares with
+ * the contact's tags before the statement (every part of one statement sees one snapshot, so a CTE beside it
+ * that rewrites them does not change what this one reads), found by one primary-key probe per entry: the
+ * LATERAL … LIMIT 1 keeps the planner from turning it into a join of its own choosing. As
+ * `IN (SELECT contact_id FROM b)` it became, on PGlite's planner, a semi join that read the whole batch again
+ * for every entry (3,000 × 3,000 rows): 1 s of a 3,000-row update-subscribers-bulk, which now takes 0.1 s.
  */
 export function tagSignals(accountId: number, which: SQL, now: Date): SQL {
-  return sql`old_tags AS (SELECT c.id, c.tags FROM contacts c WHERE c.id IN (SELECT contact_id FROM b)),
-        tag_signals AS (
+  return sql`tag_signals AS (
           INSERT INTO signals (account_id, kind, email, payload, created_at)
           SELECT ${accountId}, 'tag', x.email, jsonb_build_object('tags', to_jsonb(x.added)), ${ts(now)}
           FROM (SELECT b.email,
                        ARRAY(SELECT DISTINCT t FROM unnest(b.tags) t
                              WHERE ot.tags IS NULL OR NOT (t = ANY(ot.tags))) AS added
-                FROM b LEFT JOIN old_tags ot ON ot.id = b.contact_id
+                FROM b LEFT JOIN LATERAL (
+                  SELECT c.tags FROM contacts c WHERE c.id = b.contact_id LIMIT 1) ot ON true
                 WHERE b.tags IS NOT NULL AND (${which})) x
           WHERE cardinality(x.added) > 0
           RETURNING 1)`

@@ -92,8 +92,8 @@ function folded(b64: string): string {
  * DKIM-signs a message we built ourselves (CRLF line ends throughout), relaxed/relaxed with RSA-SHA256 over the
  * headers of DKIM_HEADERS the message has, and returns it with its DKIM-Signature on top. Campaign mail is
  * signed here rather than by nodemailer's DKIM stream: with the message already in one string, the stream's
- * parsing and ticks cost about as much as the RSA signature itself (measured, see README). Verified in the
- * tests by mailauth, an independent implementation.
+ * parsing and ticks cost about as much as the RSA signature itself (measured, docs/benchmarks-history.md).
+ * Verified in the tests by mailauth, an independent implementation.
  */
 export function dkimSignMessage(raw: string, key: DkimKey): string {
   const end = raw.indexOf('\r\n\r\n')

@@ -144,7 +144,8 @@ export function mimeNodeHeaders(headers: [string, unknown][], type: string, uniq
  * One message of a bulk send (text and/or HTML, no attachments, one recipient) as a signed RFC 5322 string,
  * with its Message-ID.
  * Campaign mail is made here rather than by nodemailer's mailer: its stream pipeline (MIME tree, encoders,
- * line-end transforms, DKIM stream) took about two thirds of a signing thread's time (measured, see README).
+ * line-end transforms, DKIM stream) took about two thirds of a signing thread's time (measured,
+ * docs/benchmarks-history.md).
  * nodemailer still does what is easy to get wrong: header encoding, address quoting and folding
  * (MimeNode.buildHeaders); quoted-printable is ours (quoted-printable.ts), several times faster than its encoder.
  */

@@ -19,11 +19,12 @@ export interface RawPoolOptions {
  * A pool of SMTP sessions for messages that are already built and signed (campaign mail), over smtp-session.ts
  * (EHLO, STARTTLS, AUTH, PIPELINING, dot-stuffing, reply codes) rather than nodemailer's mailer: for a ready
  * message that pipeline parses the message again, draws random boundaries and runs it through several streams
- * (measured, see README). Errors carry `responseCode`, `code` and `response` as nodemailer's do, so the caller
- * classifies them as it does for the mailer's. Each session queues the messages given to it and writes the
- * next one's envelope behind the message in hand; a message goes to the session with the shortest queue, a
- * new one while there is room. A session the server refused a message on is reset and kept; one that failed
- * any other way is dropped, its messages not yet offered go to another, and a later send opens a new one.
+ * (measured, docs/benchmarks-history.md). Errors carry `responseCode`, `code` and `response` as nodemailer's
+ * do, so the caller classifies them as it does for the mailer's. Each session queues the messages given to it
+ * and writes the next one's envelope behind the message in hand; a message goes to the session with the
+ * shortest queue, a new one while there is room. A session the server refused a message on is reset and kept;
+ * one that failed any other way is dropped, its messages not yet offered go to another, and a later send
+ * opens a new one.
  */
 export function createRawSmtpPool(opts: RawPoolOptions) {
   const sessions: SmtpSession[] = []

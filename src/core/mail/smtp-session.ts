@@ -9,10 +9,10 @@ import tls from 'node:tls'
  *
  * Why not nodemailer's SMTPConnection, which this replaced for campaign mail: it writes each command on its own
  * and pushes the message through a stream that looks at it byte by byte in JavaScript (for dot-stuffing and
- * line ends); on a campaign that was about a third of the main thread's time (profiled, see README). Here the
- * dots are found with Buffer.indexOf, and messages whose line ends are all CRLF (ours always are) are sent as
- * they are. Errors carry what nodemailer's do (`code`, `responseCode`, `response`, `command`), so callers
- * classify them the same way.
+ * line ends); on a campaign that was about a third of the main thread's time (profiled,
+ * docs/benchmarks-history.md). Here the dots are found with Buffer.indexOf, and messages whose line ends are
+ * all CRLF (ours always are) are sent as they are. Errors carry what nodemailer's do (`code`, `responseCode`,
+ * `response`, `command`), so callers classify them the same way.
  */
 export interface SmtpSessionOptions {
   host: string

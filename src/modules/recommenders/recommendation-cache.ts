@@ -39,7 +39,7 @@ const MAX_MODELS = 4
  * products, the bestsellers, each product's partners and the feed's products. What people bought is never
  * kept (recommend.ts reads it every time). Why: the campaign's batches read the same few thousand lists
  * again and again; as one statement per batch, ranking 75,000 pair rows, PostgreSQL spent four times the
- * plain campaign's time per message on them (README, Recommenders).
+ * plain campaign's time per message on them (docs/benchmarks-history.md, Recommenders).
  */
 export class ModelCache {
   private readonly partners = new Map<string, Partners>()

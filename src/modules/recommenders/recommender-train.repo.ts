@@ -157,7 +157,8 @@ export async function markFailed(ex: Executor, id: number, version: string, reas
  * rebuild replaced many rows) and the purchases it was trained on (a shop's first import is often all of them
  * at once). Autovacuum would get there within a minute, but it may be off, and PGlite has none. Without
  * statistics PostgreSQL read a mail batch's purchases through the shop's whole order index, once per
- * person: 15-35 s for a batch of 500 instead of 8 ms, which stalled a recommending campaign (README).
+ * person: 15-35 s for a batch of 500 instead of 8 ms, which stalled a recommending campaign
+ * (docs/benchmarks-history.md).
  */
 export async function analyzeModels(ex: Executor): Promise<void> {
   await ex.execute(sql`ANALYZE recommender_pairs, recommender_bestsellers, transactions, transaction_items`)

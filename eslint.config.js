@@ -60,6 +60,29 @@ const routesTouchNoSql = [
   },
 ]
 
+/**
+ * A drizzle query builder is a thenable that runs its statement at every `await` (and `execute`'s answer is
+ * one too): a repo function that hands one back un-awaited gives its caller something that looks like a
+ * promise, and a caller that keeps it to await twice runs the statement twice (the signal consumer once ran
+ * a pipelines query per signal this way). Repo functions that return a builder's answer are `async`.
+ */
+const BUILDER_TAIL =
+  '/^(from|where|orderBy|limit|offset|groupBy|having|innerJoin|leftJoin|values|set|returning|onConflictDoNothing|onConflictDoUpdate|execute)$/'
+const builderNotReturnedRaw = {
+  'no-restricted-syntax': [
+    'error',
+    ...[
+      `FunctionDeclaration[async=false] > BlockStatement > ReturnStatement > CallExpression[callee.property.name=${BUILDER_TAIL}]`,
+      `ArrowFunctionExpression[async=false] > CallExpression[callee.property.name=${BUILDER_TAIL}]`,
+      `ArrowFunctionExpression[async=false] > BlockStatement > ReturnStatement > CallExpression[callee.property.name=${BUILDER_TAIL}]`,
+    ].map((selector) => ({
+      selector,
+      message:
+        "A repo function returns a query's rows, not drizzle's builder (a thenable that runs again at every await): make it async.",
+    })),
+  ],
+}
+
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns: patterns.flat() }] })
 
 export default tseslint.config(
@@ -93,6 +116,10 @@ export default tseslint.config(
     files: ['src/modules/*/*.table.ts'],
     ignores: TEST_FILES,
     rules: restrict(onlyThroughIndex(true), notModulesRoot, moduleDefsOnlyInModuleList),
+  },
+  {
+    files: ['src/**/*.repo.ts'],
+    rules: builderNotReturnedRaw,
   },
   {
     files: ['src/modules/**/*.routes.ts'],

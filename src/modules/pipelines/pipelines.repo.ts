@@ -56,7 +56,7 @@ export async function insertPipeline(ex: Executor, p: NewPipeline): Promise<Pipe
 }
 
 /** The account's pipelines, not deleted, oldest first. */
-export function listPipelines(ex: Executor, accountId: number): Promise<PipelineRow[]> {
+export async function listPipelines(ex: Executor, accountId: number): Promise<PipelineRow[]> {
   return ex
     .select()
     .from(pipelines)

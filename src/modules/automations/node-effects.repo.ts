@@ -162,7 +162,7 @@ export async function claimSignals(ex: Executor, limit: number): Promise<Pending
   }>(
     ex,
     sql`SELECT id, account_id, kind, email, payload FROM signals
-        WHERE consumed_at IS NULL ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+        ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
   )
   return rows.map((r) => ({
     id: Number(r.id),
@@ -173,11 +173,11 @@ export async function claimSignals(ex: Executor, limit: number): Promise<Pending
   }))
 }
 
-/** Side effect: marks the signals consumed. */
-export async function markSignalsConsumed(ex: Executor, ids: readonly number[], now: Date): Promise<void> {
+/** Side effect: deletes consumed signals (in the transaction that acted on them, so a crash repeats both). */
+export async function deleteSignals(ex: Executor, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return
   await ex.execute(
-    sql`UPDATE signals SET consumed_at = ${ts(now)}
+    sql`DELETE FROM signals
         WHERE id IN (SELECT (jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))::bigint)`,
   )
 }

@@ -1,5 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { sql } from 'drizzle-orm'
+import { queryRows } from '../../core/db/sql.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { activePipelinesFor } from '../pipelines/index.js'
 import { createEngine } from './engine.js'
@@ -125,6 +127,23 @@ describe('automation triggers', async () => {
     await createPipeline(t, listId, passThrough, { trigger: { type: 'purchase', shop: 'no-such-shop' } })
     assert.equal((await activePipelinesFor(t.ctx.db, t.account.id, 'purchase')).length, before + 1)
     assert.equal((await kept).length, before)
+  })
+
+  it('a consumed signal leaves the outbox, and a later round does not act on it again', async () => {
+    const vip = await createPipeline(t, listId, passThrough, {
+      trigger: { type: 'tag', tag: 'vip' },
+      reentry: 'repeat',
+    })
+    await subscribe(t, listId, 'vip@example.cz', { tags: ['vip'] }, { trigger_autoresponders: false })
+    await settle(t)
+    assert.deepEqual(await emails(vip), ['vip@example.cz'])
+    const left = await queryRows<{ n: number }>(
+      t.ctx.db,
+      sql`SELECT count(*)::int AS n FROM signals WHERE email = 'vip@example.cz'`,
+    )
+    assert.equal(left[0]!.n, 0)
+    await createEngine(t.ctx).runOnce()
+    assert.deepEqual(await emails(vip), ['vip@example.cz'])
   })
 
   it('subscribe-bulk starts subscribe pipelines only with trigger_autoresponders, for new subscribers', async () => {

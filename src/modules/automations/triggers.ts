@@ -1,7 +1,7 @@
 import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
 import { activePipelinesFor, type PipelineRow, type TriggerType } from '../pipelines/index.js'
-import { claimSignals, markSignalsConsumed, type PendingSignal } from './node-effects.repo.js'
+import { claimSignals, deleteSignals, type PendingSignal } from './node-effects.repo.js'
 import { startRun } from './run-start.js'
 import { datePipelines, startDateRuns } from './runs.repo.js'
 
@@ -41,9 +41,9 @@ export function matches(p: PipelineRow, s: PendingSignal): boolean {
 }
 
 /**
- * One round of the signal consumer: claims a batch of unconsumed signals (SKIP LOCKED, so consumers share
- * the outbox), starts the runs their matching pipelines call for and marks them consumed, all in one
- * transaction. How many signals it consumed.
+ * One round of the signal consumer: claims a batch of signals (SKIP LOCKED, so consumers share the outbox),
+ * starts the runs their matching pipelines call for and deletes them, all in one transaction. How many signals
+ * it consumed.
  */
 export async function consumeSignals(ctx: Ctx): Promise<number> {
   return ctx.db.transaction(async (tx) => {
@@ -64,10 +64,9 @@ export async function consumeSignals(ctx: Ctx): Promise<number> {
         if (matches(p, s)) await startRun(tx, p, s.email, s.kind, now)
       }
     }
-    await markSignalsConsumed(
+    await deleteSignals(
       tx,
       batch.map((s) => s.id),
-      now,
     )
     return batch.length
   })

@@ -11,9 +11,9 @@ describe('purchase signals', async () => {
   const t = await startTestApp({ clock, worker: false })
 
   const signals = () =>
-    queryRows<{ kind: string; email: string; payload: Record<string, unknown>; consumed_at: unknown }>(
+    queryRows<{ kind: string; email: string; payload: Record<string, unknown> }>(
       t.ctx.db,
-      sql`SELECT kind, email, payload, consumed_at FROM signals WHERE account_id = ${t.account.id} ORDER BY id`,
+      sql`SELECT kind, email, payload FROM signals WHERE account_id = ${t.account.id} ORDER BY id`,
     )
   const post = (orderId: string, email: string, amount: unknown = '12.30') =>
     t.req('POST', '/tracker/transaction', {
@@ -36,7 +36,6 @@ describe('purchase signals', async () => {
           amount: 12.3,
           timestamp: '2026-03-31 12:00:00',
         },
-        consumed_at: null,
       },
     ])
   })

@@ -3,6 +3,7 @@ import type { Executor } from '../../core/db/client.js'
 import { queryRows } from '../../core/db/sql.js'
 import type { ContactForMerge } from '../messages/index.js'
 import { CONTACT_FIELDS } from '../segments/index.js'
+import { listenedFor } from '../signals/index.js'
 
 /** The SQL of node effects on subscribers (tags, lists, fields) and what the engine reads about them. */
 
@@ -39,7 +40,8 @@ export async function loadSubjects(
 
 /**
  * Side effect: adds `tag` to the contacts lacking it and records a `tag` signal for each of them in the same
- * statement (tag-triggered pipelines start from it); the ids of the contacts that got it.
+ * statement when a pipeline of the account listens for tags (tag-triggered pipelines start from it); the ids
+ * of the contacts that got it.
  */
 export async function addTag(ex: Executor, contactIds: readonly number[], tag: string, now: Date) {
   const rows = await queryRows<{ id: number }>(
@@ -51,7 +53,7 @@ export async function addTag(ex: Executor, contactIds: readonly number[], tag: s
         s AS (
           INSERT INTO signals (account_id, kind, email, payload, created_at)
           SELECT account_id, 'tag', email, jsonb_build_object('tags', jsonb_build_array(${tag}::text)), ${ts(now)}
-          FROM u RETURNING 1)
+          FROM u WHERE ${listenedFor(sql`u.account_id`, 'tag')} RETURNING 1)
         SELECT id FROM u`,
   )
   return rows.map((r) => r.id)
@@ -69,7 +71,8 @@ export async function removeTag(ex: Executor, contactIds: readonly number[], tag
  * Side effect: subscribes the contacts to `listId` of the account: new members join subscribed (or in their
  * suppressed state, 4/5), unconfirmed ones are confirmed; someone who unsubscribed, bounced or complained
  * stays as they are (an automation never overrides their choice). A `subscribe` signal is recorded for
- * each contact this made subscribed. A list of another account is ignored.
+ * each contact this made subscribed, when a pipeline of the account listens for subscribes. A list of another
+ * account is ignored.
  */
 export async function subscribeToList(
   ex: Executor,
@@ -97,7 +100,8 @@ export async function subscribeToList(
         s AS (
           INSERT INTO signals (account_id, kind, email, payload, created_at)
           SELECT c.account_id, 'subscribe', c.email, jsonb_build_object('list_id', ${listId}::int), ${ts(now)}
-          FROM joined j JOIN contacts c ON c.id = j.contact_id RETURNING 1)
+          FROM joined j JOIN contacts c ON c.id = j.contact_id
+          WHERE ${listenedFor(accountId, 'subscribe')} RETURNING 1)
         SELECT contact_id FROM joined`,
   )
   return rows.length

@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
+import { isSignalKind, setSignalListener } from '../signals/index.js'
 import { pipelines } from './pipelines.table.js'
 import type { TriggerType } from './pipeline-graph.js'
 
@@ -49,10 +50,23 @@ export async function activePipelinesFor(
     .orderBy(pipelines.id)
 }
 
-/** Side effect: stores a new pipeline (already validated); its row. */
+/**
+ * Side effect, in the statement's transaction: what the pipeline listens for from now on (the signals module
+ * writes a signal only when some active pipeline listens for its kind).
+ */
+async function listen(ex: Executor, row: PipelineRow): Promise<void> {
+  const kind = row.trigger.type
+  const listens = row.status === 'active' && row.deletedAt === null && isSignalKind(kind)
+  await setSignalListener(ex, row.id, row.accountId, listens ? kind : undefined)
+}
+
+/** Side effect: stores a new pipeline (already validated) and what it listens for; its row. */
 export async function insertPipeline(ex: Executor, p: NewPipeline): Promise<PipelineRow> {
-  const [row] = await ex.insert(pipelines).values(p).returning()
-  return row!
+  return ex.transaction(async (tx) => {
+    const [row] = await tx.insert(pipelines).values(p).returning()
+    await listen(tx, row!)
+    return row!
+  })
 }
 
 /** The account's pipelines, not deleted, oldest first. */
@@ -90,25 +104,34 @@ export async function updatePipeline(
   values: PipelineValues,
   now: Date,
 ): Promise<PipelineRow | undefined> {
-  const [row] = await ex
-    .update(pipelines)
-    .set({ ...values, version: sql`${pipelines.version} + 1`, updatedAt: now })
-    .where(and(eq(pipelines.id, id), eq(pipelines.accountId, accountId), isNull(pipelines.deletedAt)))
-    .returning()
-  return row
+  return ex.transaction(async (tx) => {
+    const [row] = await tx
+      .update(pipelines)
+      .set({ ...values, version: sql`${pipelines.version} + 1`, updatedAt: now })
+      .where(and(eq(pipelines.id, id), eq(pipelines.accountId, accountId), isNull(pipelines.deletedAt)))
+      .returning()
+    if (row) await listen(tx, row)
+    return row
+  })
 }
 
-/** Side effect: marks the pipeline deleted (its row stays for logs and statistics); false when absent. */
+/**
+ * Side effect: marks the pipeline deleted (its row stays for logs and statistics), listening for nothing; false
+ * when absent.
+ */
 export async function softDeletePipeline(
   ex: Executor,
   accountId: number,
   id: number,
   now: Date,
 ): Promise<boolean> {
-  const rows = await ex
-    .update(pipelines)
-    .set({ deletedAt: now, updatedAt: now })
-    .where(and(eq(pipelines.id, id), eq(pipelines.accountId, accountId), isNull(pipelines.deletedAt)))
-    .returning({ id: pipelines.id })
-  return rows.length > 0
+  return ex.transaction(async (tx) => {
+    const [row] = await tx
+      .update(pipelines)
+      .set({ deletedAt: now, updatedAt: now })
+      .where(and(eq(pipelines.id, id), eq(pipelines.accountId, accountId), isNull(pipelines.deletedAt)))
+      .returning()
+    if (row) await listen(tx, row)
+    return row !== undefined
+  })
 }

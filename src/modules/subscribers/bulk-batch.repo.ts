@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
+import { listenedFor } from '../signals/index.js'
 import { TEXT_FIELDS, type ContactFields } from './subscriber-fields.validation.js'
 
 /**
@@ -98,7 +99,8 @@ export const insertValues = sql.raw(
 
 /**
  * A CTE for a statement over the batch `b` that writes tags: `tag_signals` records a `tag` signal (the
- * automations' outbox) naming the tags each entry matching `which` adds, when it adds any. It compares with
+ * automations' outbox) naming the tags each entry matching `which` adds, when it adds any and an automation
+ * of the account listens for tags. It compares with
  * the contact's tags before the statement (every part of one statement sees one snapshot, so a CTE beside it
  * that rewrites them does not change what this one reads), found by one primary-key probe per entry: the
  * LATERAL … LIMIT 1 keeps the planner from turning it into a join of its own choosing. As
@@ -115,6 +117,6 @@ export function tagSignals(accountId: number, which: SQL, now: Date): SQL {
                 FROM b LEFT JOIN LATERAL (
                   SELECT c.tags FROM contacts c WHERE c.id = b.contact_id LIMIT 1) ot ON true
                 WHERE b.tags IS NOT NULL AND (${which})) x
-          WHERE cardinality(x.added) > 0
+          WHERE cardinality(x.added) > 0 AND ${listenedFor(accountId, 'tag')}
           RETURNING 1)`
 }

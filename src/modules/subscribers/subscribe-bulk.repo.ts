@@ -11,6 +11,7 @@ import {
   ts,
   type BulkEntry,
 } from './bulk-batch.repo.js'
+import { listenedFor } from '../signals/index.js'
 import { erasedReason } from './erased-suppressions.repo.js'
 
 /**
@@ -142,7 +143,8 @@ export async function insertMemberships(
 
 /**
  * With trigger_autoresponders: a `subscribe` signal (the automations' outbox) for each of `contactIds` (the
- * memberships steps 3 and 4 wrote) that is now subscribed to the list. One statement per batch.
+ * memberships steps 3 and 4 wrote) that is now subscribed to the list, when an automation of the account
+ * listens for subscribes. One statement per batch.
  */
 export async function emitSubscribeSignals(
   ex: Executor,
@@ -154,7 +156,7 @@ export async function emitSubscribeSignals(
     sql`INSERT INTO signals (account_id, kind, email, payload, created_at)
         SELECT ${o.accountId}, 'subscribe', c.email, jsonb_build_object('list_id', ${o.listId}::int), ${ts(o.now)}
         FROM memberships m JOIN contacts c ON c.id = m.contact_id
-        WHERE m.list_id = ${o.listId} AND m.status = 1
+        WHERE m.list_id = ${o.listId} AND m.status = 1 AND ${listenedFor(o.accountId, 'subscribe')}
           AND m.contact_id IN (SELECT (jsonb_array_elements_text(${JSON.stringify(contactIds)}::jsonb))::int)`,
   )
 }

@@ -2,6 +2,7 @@ import { describe, it, before } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
+import { createListeningPipeline } from '../../../test/helpers/listening-pipeline.js'
 import { ManualClock } from '../../core/clock.js'
 import { queryRows } from '../../core/db/sql.js'
 
@@ -9,6 +10,8 @@ describe('tracker events', async () => {
   const clock = new ManualClock(new Date('2026-04-01T10:00:00Z'))
   const t = await startTestApp({ clock, worker: false })
   const other = await t.createAccount()
+  // Events become signals only while an automation listens for them: any event, whatever it listens for.
+  await createListeningPipeline(t, { type: 'event', category: 'ue' })
 
   before(async () => {
     const list = (await t.req('POST', '/lists', { body: { name: 'L' } })).body.id

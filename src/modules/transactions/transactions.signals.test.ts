@@ -2,6 +2,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
+import { createListeningPipeline } from '../../../test/helpers/listening-pipeline.js'
 import { ManualClock } from '../../core/clock.js'
 import { queryRows } from '../../core/db/sql.js'
 
@@ -9,6 +10,8 @@ import { queryRows } from '../../core/db/sql.js'
 describe('purchase signals', async () => {
   const clock = new ManualClock(new Date('2026-04-01T10:00:00Z'))
   const t = await startTestApp({ clock, worker: false })
+  // Purchases become signals only while an automation listens for them.
+  await createListeningPipeline(t, { type: 'purchase' })
 
   const signals = () =>
     queryRows<{ kind: string; email: string; payload: Record<string, unknown> }>(

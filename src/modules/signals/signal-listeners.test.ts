@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql } from 'drizzle-orm'
@@ -77,5 +78,38 @@ describe('signal listeners', async () => {
     assert.equal((await t.req('DELETE', `/pipelines/${id}`)).status, 200)
     await tagSomeone()
     assert.deepEqual(await signals('tag'), [first, again])
+  })
+
+  it('the migration that made the table lets the pipelines active then listen (and no other)', async () => {
+    await t.ctx.db.execute(sql`DELETE FROM signal_listeners`)
+    // Written straight to the table, as before the migration: a pipeline of each state and trigger.
+    const rows = await queryRows<{ id: number; name: string }>(
+      t.ctx.db,
+      sql`INSERT INTO pipelines (account_id, name, list_id, status, trigger, start, actions, deleted_at)
+          VALUES (${t.account.id}, 'tag', ${list}, 'active', '{"type":"tag","tag":"a"}', 'e1', '[]', NULL),
+                 (${t.account.id}, 'paused', ${list}, 'paused', '{"type":"purchase"}', 'e1', '[]', NULL),
+                 (${t.account.id}, 'deleted', ${list}, 'active', '{"type":"event"}', 'e1', '[]', now()),
+                 (${t.account.id}, 'date', ${list}, 'active', '{"type":"date","field":"birthday"}', 'e1', '[]', NULL),
+                 (${other.id}, 'other', ${list}, 'active', '{"type":"subscribe"}', 'e1', '[]', NULL)
+          RETURNING id, name`,
+    )
+    const migration = fs.readFileSync(
+      new URL('../../../migrations/0016_signal_listeners.sql', import.meta.url),
+      'utf8',
+    )
+    const backfill = migration.split('--> statement-breakpoint').at(-1)!
+    assert.match(backfill, /INSERT INTO "signal_listeners"/)
+    await t.ctx.db.execute(sql.raw(backfill))
+    const listening = await queryRows<{ pipeline_id: number; account_id: number; kind: string }>(
+      t.ctx.db,
+      sql`SELECT pipeline_id, account_id, kind FROM signal_listeners
+          WHERE pipeline_id IN (SELECT (jsonb_array_elements_text(${JSON.stringify(rows.map((r) => r.id))}::jsonb))::int)
+          ORDER BY pipeline_id`,
+    )
+    const id = (name: string) => rows.find((r) => r.name === name)!.id
+    assert.deepEqual(listening, [
+      { pipeline_id: id('tag'), account_id: t.account.id, kind: 'tag' },
+      { pipeline_id: id('other'), account_id: other.id, kind: 'subscribe' },
+    ])
   })
 })

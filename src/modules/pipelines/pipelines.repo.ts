@@ -51,8 +51,8 @@ export async function activePipelinesFor(
 }
 
 /**
- * Side effect, in the statement's transaction: what the pipeline listens for from now on (the signals module
- * writes a signal only when some active pipeline listens for its kind).
+ * Side effect, in the transaction that wrote the pipeline: what it listens for from now on (the signals module
+ * writes a signal only when some active pipeline of the account listens for its kind).
  */
 async function listen(ex: Executor, row: PipelineRow): Promise<void> {
   const kind = row.trigger.type

@@ -17,7 +17,7 @@ export function listenedFor(accountId: number | SQL, kind: SignalKind): SQL {
 
 /**
  * Side effect: the pipeline listens for `kind` from now on, or for nothing (undefined: paused, deleted, or a
- * trigger that is not a signal). One statement: the row goes, and comes back with the kind when there is one.
+ * trigger that is not a signal): its row written, or removed.
  */
 export async function setListener(
   ex: Executor,

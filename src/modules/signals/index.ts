@@ -5,7 +5,6 @@ export { pseudonymiseSignals } from './signals.repo.js'
 export { isSignalKind, listenedFor, setListener as setSignalListener } from './signal-listeners.repo.js'
 
 export { signals, type SignalKind } from './signals.table.js'
-export { signalListeners } from './signal-listeners.table.js'
 export type { NewSignal } from './signals.repo.js'
 
 /**

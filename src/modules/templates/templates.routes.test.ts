@@ -39,6 +39,20 @@ describe('templates', async () => {
     assert.equal((await t.req('GET', `/templates/${id}`)).body.name, 'Kept')
   })
 
+  it('refuses a folder or campaign id beyond the integer columns with 422, not a database error', async () => {
+    for (const body of [
+      { name: 'Big', html: 'x', folder: 2147483648 },
+      { name: 'Big', html: 'x', campaign_id: 1e308 },
+    ]) {
+      const res = await t.req('POST', '/templates', { body })
+      assert.equal(res.status, 422, res.text)
+      assert.deepEqual(Object.keys(res.body.errors), [Object.keys(body)[2]])
+    }
+    const ok = await t.req('POST', '/templates', { body: { name: 'Max', html: 'x', folder: 2147483647 } })
+    assert.equal(ok.status, 200, ok.text)
+    assert.equal(ok.body.folder, 2147483647)
+  })
+
   it('reads, updates and deletes', async () => {
     const { id } = (await t.req('POST', '/templates', { body: { name: 'A', html: '<b>a</b>', folder: 3 } }))
       .body

@@ -5,9 +5,11 @@ import type { templates } from './templates.table.js'
 export type TemplateRow = typeof templates.$inferSelect
 
 const HTML_MAX = 4_000_000
+/** Both are integer columns: a larger number is refused here rather than overflowing in the database. */
+const INT_MAX = 2147483647
 const optional = {
-  folder: Type.Optional(Type.Integer({ minimum: 0 })),
-  campaign_id: Type.Optional(Type.Integer({ minimum: 0 })),
+  folder: Type.Optional(Type.Integer({ minimum: 0, maximum: INT_MAX })),
+  campaign_id: Type.Optional(Type.Integer({ minimum: 0, maximum: INT_MAX })),
   subject: Type.Optional(Type.String({ maxLength: 998 })),
 }
 

@@ -11,6 +11,7 @@ import { AuthFailureLimiter } from './core/http/auth-failures.js'
 import { errorHandler } from './core/http/error-handler.js'
 import { HttpError } from './core/http/errors.js'
 import { loggablePath } from './core/http/log-path.js'
+import { noteBodyText, rejectNulCharacters } from './core/http/nul-characters.js'
 import { sha256Hex } from './core/ids.js'
 import { modules, createAccountService, registerIdempotency } from './modules/index.js'
 
@@ -59,15 +60,18 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   // JSON with or without charset, on any method (DELETE included); an empty body is no body.
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = String(body)
     if (text.trim() === '') return done(null, undefined)
+    noteBodyText(req, text)
     try {
       done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }))
     } catch {
       done(new HttpError(400, { message: 'The request body is not valid JSON.' }), undefined)
     }
   })
+
+  rejectNulCharacters(app)
 
   // Exactly `application/json`: one PHP client decodes error bodies only then.
   app.addHook('onSend', async (_req, reply, payload) => {

@@ -91,6 +91,8 @@ export function subscriberWriteRoutes(app: ApiApp, ctx: AppContext): void {
           body: UpdateBulkBody,
           response: { 200: UpdatesReply, ...bulkUpdateErrors },
         },
+        // Invalid input answers 400 here (api.md), also where the app refuses it before the service.
+        config: { invalidStatus: 400 },
         // Whatever arrives (no body, an array, a scalar) is the service's to judge, so that it answers 400.
         preValidation: async (req) => {
           if (!isPlainObject(req.body)) req.body = {}

@@ -1,0 +1,97 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { startTestApp } from '../helpers/app.js'
+import { startDnsServer } from '../helpers/dns-server.js'
+
+const ADMIN_KEY = 'admin-key-for-malformed-input-0123'
+
+interface Schema {
+  type?: string | string[]
+  properties?: Record<string, Schema>
+  items?: Schema
+  anyOf?: Schema[]
+  enum?: unknown[]
+  const?: unknown
+}
+interface Operation {
+  parameters?: { in: string; name: string }[]
+  requestBody?: { content?: Record<string, { schema?: Schema }> }
+}
+type OpenApi = { paths: Record<string, Record<string, Operation>> }
+
+/** A value of `schema` with every property filled and every leaf the given one of its type. */
+function sample(schema: Schema | undefined, leaf: { text: string; int: number }, depth = 0): unknown {
+  if (!schema || depth > 6) return leaf.text
+  if (schema.const !== undefined) return schema.const
+  if (schema.enum) return schema.enum[0]
+  if (schema.anyOf) {
+    const branch = schema.anyOf.find((s) => s.type !== 'null') ?? schema.anyOf[0]
+    return sample(branch, leaf, depth + 1)
+  }
+  const type = Array.isArray(schema.type) ? schema.type.find((x) => x !== 'null') : schema.type
+  switch (type) {
+    case 'object':
+      return Object.fromEntries(
+        Object.entries(schema.properties ?? {}).map(([k, s]) => [k, sample(s, leaf, depth + 1)]),
+      )
+    case 'array':
+      return [sample(schema.items, leaf, depth + 1)]
+    case 'integer':
+    case 'number':
+      return leaf.int
+    case 'boolean':
+      return true
+    default:
+      return leaf.text
+  }
+}
+
+/**
+ * Contract §1: bad input is answered in the contract's shapes, never with a 500. Every operation of the
+ * OpenAPI document gets a body (and query) with a NUL character in every string, which PostgreSQL cannot
+ * store, and one with integers past every integer column, on an existing record's path and on a path with a
+ * NUL in it. (Sending malformed input to every operation once found sixteen 500s; this keeps them found.)
+ * Nothing leaves the machine: the worker does not run, DNS goes to a local server, and no value is a URL.
+ */
+describe('malformed input on every operation', async () => {
+  const dns = await startDnsServer()
+  const t = await startTestApp({
+    worker: false,
+    config: { adminKey: ADMIN_KEY, dnsServers: [dns.address], feedRefreshWaitSeconds: 0 },
+  })
+  const list = (await t.req('POST', '/lists', { body: { name: 'L' } })).body.id as number
+  const doc = (t.app as unknown as { swagger(): OpenApi }).swagger()
+
+  it('answers none of them with a 5xx', async () => {
+    const variants = [
+      { leaf: { text: 'a\u0000b', int: 1 }, query: 'a%00b', param: null },
+      { leaf: { text: 'x', int: 2 ** 53 }, query: '9007199254740992', param: null },
+      { leaf: { text: 'x', int: 1 }, query: 'x', param: 'a%00b' },
+    ]
+    const failures: string[] = []
+    let sent = 0
+    for (const [template, operations] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(operations)) {
+        const schema = op.requestBody?.content?.['application/json']?.schema
+        const query = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)
+        for (const v of variants) {
+          const path = template.replace(
+            /\{(\w+)\}/g,
+            (_, name: string) =>
+              v.param ?? (name === 'email' ? 'a@x.cz' : name === 'id' ? String(list) : '1'),
+          )
+          const qs = query.map((q) => `${q}=${v.query}`).join('&')
+          const res = await t.req(method.toUpperCase(), qs ? `${path}?${qs}` : path, {
+            ...(schema ? { body: sample(schema, v.leaf) } : {}),
+            ...(template.startsWith('/admin') ? { key: ADMIN_KEY } : {}),
+          })
+          sent++
+          if (res.status >= 500) failures.push(`${method.toUpperCase()} ${path}: ${res.status} ${res.text}`)
+        }
+      }
+    }
+    // Every operation was reached (the document lists them all), and none failed.
+    assert.ok(sent >= 3 * 70, `only ${sent} requests`)
+    assert.deepEqual(failures, [])
+  })
+})

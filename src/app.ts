@@ -10,6 +10,7 @@ import { keyAuth } from './core/http/auth.js'
 import { AuthFailureLimiter } from './core/http/auth-failures.js'
 import { errorHandler } from './core/http/error-handler.js'
 import { HttpError } from './core/http/errors.js'
+import { MAX_JSON_DEPTH, nestedDeeperThan } from './core/http/json-depth.js'
 import { loggablePath } from './core/http/log-path.js'
 import { noteBodyText, rejectNulCharacters } from './core/http/nul-characters.js'
 import { sha256Hex } from './core/ids.js'
@@ -64,11 +65,17 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     const text = String(body)
     if (text.trim() === '') return done(null, undefined)
     noteBodyText(req, text)
+    let parsed: unknown
     try {
-      done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }))
+      parsed = sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' })
     } catch {
-      done(new HttpError(400, { message: 'The request body is not valid JSON.' }), undefined)
+      return done(new HttpError(400, { message: 'The request body is not valid JSON.' }), undefined)
     }
+    if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
+      const message = `The request body is nested too deeply (more than ${MAX_JSON_DEPTH} levels).`
+      return done(new HttpError(400, { message }), undefined)
+    }
+    done(null, parsed)
   })
 
   rejectNulCharacters(app)

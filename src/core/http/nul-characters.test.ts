@@ -30,6 +30,17 @@ describe('NUL characters in input', async () => {
     assert.equal((await t.req('GET', `/lists/${list}/subscriber/n@x.cz`)).status, 404)
   })
 
+  it('deep in a body: the error names the first sixteen steps of the way to it', async () => {
+    const props = `${'['.repeat(60)}"a\\u0000"${']'.repeat(60)}`
+    const res = await t.req('POST', '/tracker/transaction', {
+      body: `{"transaction":{"order_id":"n1","email":"n@x.cz","props":${props}}}`,
+    })
+    assert.equal(res.status, 422, res.text)
+    assert.deepEqual(Object.keys(res.body.errors), [
+      ['transaction', 'props', ...Array(14).fill('0')].join('.'),
+    ])
+  })
+
   it('in the bulk update, whose validation answers 400: 400 in the same shape', async () => {
     const res = await t.req('PUT', `/lists/${list}/update-subscribers-bulk`, {
       body: { subscriber_data: [{ email: 'n@x.cz', name: 'x\u0000' }] },

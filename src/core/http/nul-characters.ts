@@ -10,24 +10,44 @@ declare module 'fastify' {
   }
 }
 
+interface Visit {
+  value: unknown
+  key: string
+  parent: Visit | undefined
+}
+
+/** Segments of a field path the error names at most (a body may nest far deeper; the start says where). */
+const PATH_SEGMENTS_MAX = 16
+
+function pathOf(visit: Visit): string[] {
+  const path: string[] = []
+  for (let at: Visit | undefined = visit; at?.parent; at = at.parent) path.push(at.key)
+  return path.reverse().slice(0, PATH_SEGMENTS_MAX)
+}
+
 /**
  * Where `value` holds U+0000 (in a string or an object key): the path of the first one, as the validation
- * errors name fields (`subscriber_data.0.name`), or undefined. Bounded by the value's own size.
+ * errors name fields (`subscriber_data.0.name`), or undefined. Walked with a stack of its own, not by
+ * recursion, and with each step pointing at its parent rather than carrying its path: a body may nest arrays
+ * a million deep within the size limit.
  */
-export function nulPath(value: unknown, path: string[] = []): string[] | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = nulPath(value[i], [...path, String(i)])
-      if (found) return found
-    }
-    return undefined
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\u0000')) return path
-      const found = nulPath(v, [...path, k])
-      if (found) return found
+export function nulPath(value: unknown): string[] | undefined {
+  const todo: Visit[] = [{ value, key: '', parent: undefined }]
+  // Bounded by the value's own size: every element is pushed once.
+  while (todo.length) {
+    const visit = todo.pop()!
+    const v = visit.value
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return pathOf(visit)
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) todo.push({ value: v[i], key: String(i), parent: visit })
+    } else if (v !== null && typeof v === 'object') {
+      const entries = Object.entries(v)
+      if (entries.some(([k]) => k.includes('\u0000'))) return pathOf(visit)
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i]!
+        todo.push({ value: child, key, parent: visit })
+      }
     }
   }
   return undefined

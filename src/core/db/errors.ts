@@ -4,6 +4,14 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 /**
+ * A row the statement refers to is not there (23503): in a request, a record it named was deleted by another
+ * one between the request's check and its write (a subscribe to a list being deleted, seen under load).
+ */
+export function isForeignKeyViolation(err: unknown): boolean {
+  return pgCode(err) === '23503'
+}
+
+/**
  * The server refused the statement itself for what it carried (bad data, a constraint, a limit): nothing of it
  * was written, and the same statement without the offending rows may succeed. Not a lost connection, a
  * shutdown or a timeout, after which whether a commit happened is unknown.

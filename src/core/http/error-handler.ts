@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { isForeignKeyViolation } from '../db/errors.js'
 import { HttpError, type FieldErrors } from './errors.js'
+import { loggablePath } from './log-path.js'
 
 interface AjvIssue {
   instancePath: string
@@ -83,6 +85,12 @@ export async function errorHandler(err: FastifyError | HttpError, req: FastifyRe
   if (fe.validation && fe.validationContext === 'params')
     return reply.code(404).send({ message: 'Not Found' })
   if (fe.validation) return reply.code(422).send({ errors: validationErrors(fe.validation) })
+  // Contract §1 again: the record the request named went away while it ran (another request deleted it), so
+  // its write found no row to refer to. Nothing was written (the statement failed in its transaction).
+  if (isForeignKeyViolation(err)) {
+    req.log.info({ method: req.method, url: loggablePath(req.url) }, 'a record the request refers to is gone')
+    return reply.code(404).send({ message: 'Not Found' })
+  }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return reply.code(413).send({ message: 'Request body is too large.' })

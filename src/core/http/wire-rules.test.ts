@@ -538,6 +538,11 @@ describe('errorHandler on a bare Fastify instance', () => {
     app.get('/teapot', async () => {
       throw Object.assign(new Error('I am a teapot'), { statusCode: 418 })
     })
+    // As drizzle wraps the driver's error when a concurrent delete took the row an insert refers to.
+    app.get('/gone', async () => {
+      const driver = Object.assign(new Error('violates foreign key constraint'), { code: '23503' })
+      throw new Error('Failed query: insert into "memberships" ...', { cause: driver })
+    })
     try {
       const boom = await app.inject({ method: 'GET', url: '/boom' })
       assert.equal(boom.statusCode, 500)
@@ -545,6 +550,9 @@ describe('errorHandler on a bare Fastify instance', () => {
       const teapot = await app.inject({ method: 'GET', url: '/teapot' })
       assert.equal(teapot.statusCode, 418)
       assert.deepEqual(teapot.json(), { message: 'I am a teapot' })
+      const gone = await app.inject({ method: 'GET', url: '/gone' })
+      assert.equal(gone.statusCode, 404)
+      assert.deepEqual(gone.json(), { message: 'Not Found' })
     } finally {
       await app.close()
     }

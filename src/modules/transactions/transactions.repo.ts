@@ -123,8 +123,8 @@ export async function replacePurchase(
 
 /**
  * Side effect: stores many purchases at once, overwriting orders the account already has (same shop and
- * order id) together with their lines, in two statements whatever their number: the orders (and the removal
- * of overwritten orders' old lines), then every line. `purchases` must hold each (shop, order id) once.
+ * order id) together with their lines, in three statements whatever their number: the orders, the removal of
+ * overwritten orders' old lines, then every line. `purchases` must hold each (shop, order id) once.
  * Returns how many orders were written.
  */
 export async function upsertPurchases(
@@ -135,10 +135,7 @@ export async function upsertPurchases(
 ): Promise<number> {
   if (purchases.length === 0) return 0
   const orders = purchases.map((p, k) => transactionJson(p.transaction, k))
-  // Only overwritten orders (xmax set by ON CONFLICT's update) have old lines: their ids as one array make
-  // the removal an index lookup, never a scan of every line of the account. The new lines go in by a second
-  // statement: within one, the removal and the insert of the same (order, position) would collide.
-  const stored = await queryRows<{ k: number; id: number; shop: string }>(
+  const stored = await queryRows<{ k: number; id: number; shop: string; updated: boolean }>(
     ex,
     sql`WITH input AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(orders)}::jsonb) AS x(${INPUT_COLUMNS})),
         up AS (
@@ -151,12 +148,22 @@ export async function upsertPurchases(
             amount = excluded.amount, tax = excluded.tax, shipping = excluded.shipping, city = excluded.city,
             county = excluded.county, country = excluded.country, status = excluded.status,
             props = excluded.props, occurred_at = excluded.occurred_at
-          RETURNING t.id, t.shop, t.order_id, (t.xmax <> 0) AS updated),
-        gone AS (
-          DELETE FROM transaction_items
-          WHERE transaction_id = ANY ((SELECT array_agg(id) FROM up WHERE updated)::int[]))
-        SELECT i.k, up.id, up.shop FROM up JOIN input i ON i.shop = up.shop AND i.order_id = up.order_id`,
+          RETURNING t.id, t.shop, t.order_id, (t.xmax <> 0) AS updated)
+        SELECT i.k, up.id, up.shop, up.updated FROM up JOIN input i ON i.shop = up.shop AND i.order_id = up.order_id`,
   )
+  // Only overwritten orders (xmax set by ON CONFLICT's update) have old lines: their ids as one array make the
+  // removal an index lookup, never a scan of every line of the account. A statement of its own, not a part of
+  // the upsert: an order another request wrote and committed while this one waited for its row has lines
+  // that the upsert's snapshot, taken before, does not see, so they stayed and the new lines collided with
+  // them (seen with concurrent bulk imports of the same orders on PostgreSQL); this statement's snapshot,
+  // taken with the order's row locked by this transaction, sees them. The new lines go in by a third: within
+  // one, the removal and the insert of the same (order, position) would collide.
+  const overwritten = stored.filter((r) => r.updated).map((r) => r.id)
+  if (overwritten.length > 0)
+    await ex.execute(
+      sql`DELETE FROM transaction_items
+          WHERE transaction_id = ANY (SELECT jsonb_array_elements_text(${JSON.stringify(overwritten)}::jsonb)::int)`,
+    )
   const byK = new Map(stored.map((r) => [Number(r.k), r]))
   const lines = purchases.flatMap((p, k) => {
     const order = byK.get(k)

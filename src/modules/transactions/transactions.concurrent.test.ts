@@ -1,0 +1,79 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import pg from 'pg'
+import { sql } from 'drizzle-orm'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { testDbKind } from '../../../test/helpers/databases.js'
+import { queryRows } from '../../core/db/sql.js'
+
+const skip =
+  testDbKind() === 'postgres'
+    ? false
+    : 'PostgreSQL only: the embedded database runs one transaction at a time'
+
+describe('bulk purchases beside a concurrent writer of the same order', async () => {
+  const t = await startTestApp({ worker: false })
+  const order = (code: string) => ({
+    transaction: { order_id: 'o1', email: 'a@x.cz', shop: 'a.cz', amount: 1 },
+    transaction_items: [{ code, price: 1, amount: 1 }],
+  })
+  const codes = async () =>
+    (
+      await queryRows<{ code: string }>(
+        t.ctx.db,
+        sql`SELECT i.code FROM transaction_items i JOIN transactions o ON o.id = i.transaction_id
+            WHERE o.account_id = ${t.account.id} AND o.order_id = 'o1' ORDER BY i.position`,
+      )
+    ).map((r) => r.code)
+
+  it(
+    'replaces the lines another transaction committed while the import waited for the order',
+    { skip },
+    async () => {
+      const first = await t.req('POST', '/tracker/transaction-bulk', {
+        body: { transaction_data: [order('first')] },
+      })
+      assert.equal(first.status, 200, first.text)
+
+      // Another writer holds the order and rewrites its lines, as a second import or a PUT of it does.
+      const other = new pg.Client({ connectionString: t.db.url })
+      const watcher = new pg.Client({ connectionString: t.db.url })
+      await other.connect()
+      await watcher.connect()
+      try {
+        await other.query('BEGIN')
+        const { rows } = await other.query<{ id: number }>(
+          `UPDATE transactions SET amount = 5 WHERE account_id = $1 AND order_id = 'o1' RETURNING id`,
+          [t.account.id],
+        )
+        await other.query('DELETE FROM transaction_items WHERE transaction_id = $1', [rows[0]!.id])
+        await other.query(
+          `INSERT INTO transaction_items (account_id, transaction_id, shop, position, code, title, category, price,
+                                        amount, categories)
+         VALUES ($1, $2, 'a.cz', 0, 'other', '', '', 1, 1, '{}')`,
+          [t.account.id, rows[0]!.id],
+        )
+        const mine = t.req('POST', '/tracker/transaction-bulk', {
+          body: { transaction_data: [order('mine')] },
+        })
+        // Until the import's statement waits for the order's row (bounded: 200 × 25 ms).
+        let waiting = false
+        for (let i = 0; i < 200 && !waiting; i++) {
+          const w = await watcher.query(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          )
+          waiting = w.rowCount! > 0
+          if (!waiting) await new Promise((r) => setTimeout(r, 25))
+        }
+        assert.ok(waiting, 'the import never waited for the order')
+        await other.query('COMMIT')
+        const res = await mine
+        assert.equal(res.status, 200, res.text)
+        assert.deepEqual(await codes(), ['mine'])
+      } finally {
+        await other.end()
+        await watcher.end()
+      }
+    },
+  )
+})

@@ -12,6 +12,15 @@ export function isForeignKeyViolation(err: unknown): boolean {
 }
 
 /**
+ * PostgreSQL aborted the transaction to resolve a conflict with a concurrent one: a deadlock (40P01) or a
+ * serialization failure (40001). Nothing of it was written; the same work may succeed when run again.
+ */
+export function isTransientConflict(err: unknown): boolean {
+  const code = pgCode(err)
+  return code === '40P01' || code === '40001'
+}
+
+/**
  * The server refused the statement itself for what it carried (bad data, a constraint, a limit): nothing of it
  * was written, and the same statement without the offending rows may succeed. Not a lost connection, a
  * shutdown or a timeout, after which whether a commit happened is unknown.

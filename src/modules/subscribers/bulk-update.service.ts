@@ -11,6 +11,7 @@ import {
 import { STATUS } from './subscribers.schemas.js'
 import * as repo from './bulk-update.repo.js'
 import { BULK_LIMIT } from './subscribers.write.schemas.js'
+import { retryOnConflict } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock'>
 
@@ -39,12 +40,11 @@ export function createBulkUpdateService(ctx: Ctx) {
       bag.throwIfAny(BULK_UPDATE_INVALID)
       const batch = lastPerEmail(parsed.filter((e) => e !== undefined))
       if (batch.length === 0) return { updates: 0 }
-      const updates = await repo.updateMembers(ctx.db, batch, {
-        accountId,
-        listId,
-        allowResubscribe,
-        now: ctx.clock.now(),
-      })
+      const now = ctx.clock.now()
+      // One statement: when PostgreSQL aborts it to break a deadlock with a concurrent write, it wrote nothing.
+      const updates = await retryOnConflict(() =>
+        repo.updateMembers(ctx.db, batch, { accountId, listId, allowResubscribe, now }),
+      )
       return { updates }
     },
   }

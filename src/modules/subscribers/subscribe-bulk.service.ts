@@ -6,6 +6,7 @@ import { bulkItems, lastPerEmail, parseEntry, validOrThrow } from './subscriber-
 import { STATUS } from './subscribers.schemas.js'
 import * as repo from './subscribe-bulk.repo.js'
 import { BULK_LIMIT, type SubscribeBulkBodyT } from './subscribers.write.schemas.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'erasureSecret'>
 
@@ -38,7 +39,7 @@ export function createSubscribeBulkService(ctx: Ctx) {
       const resubscribe = body.resubscribe ?? false
       const opts = { accountId, listId, resubscribe, now }
 
-      const written = await ctx.db.transaction(async (tx) => {
+      const written = await retriedTransaction(ctx.db, async (tx) => {
         const updateExisting = body.update_existing ?? true
         const ids = new Set(await repo.upsertContacts(tx, hashed, { ...opts, updateExisting }))
         const add = (more: number[]) => more.forEach((id) => ids.add(id))

@@ -10,6 +10,7 @@ import { parseEntry, validOrThrow } from './subscriber-fields.validation.js'
 import { STATUS, toSubscribeReply, type MembershipRow } from './subscribers.schemas.js'
 import type { SubscribeBodyT } from './subscribers.write.schemas.js'
 import * as repo from './subscribers.write.repo.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'jobs' | 'erasureSecret' | 'config' | 'linkSecret'>
 
@@ -50,7 +51,7 @@ export function createSubscribeService(ctx: Ctx) {
       )
       const now = ctx.clock.now()
 
-      return ctx.db.transaction(async (tx) => {
+      return retriedTransaction(ctx.db, async (tx) => {
         const addressHash = erasedAddressHash(ctx.erasureSecret, accountId, entry.email)
         const tagsBefore = entry.fields.tags ? await repo.tagsOf(tx, accountId, entry.email) : []
         let contact = await repo.upsertContact(

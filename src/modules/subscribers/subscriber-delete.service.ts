@@ -9,6 +9,7 @@ import { pseudonymisePurchases } from '../transactions/index.js'
 import { erasedAddressHash } from './erased-suppressions.js'
 import { rememberErased } from './erased-suppressions.repo.js'
 import { deleteContact } from './subscriber-delete.repo.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 /**
  * A stable stand-in for an erased address: keyed with the installation secret so it cannot be reversed by
@@ -43,7 +44,7 @@ export function createSubscriberDeleteService(
   return {
     async erase(accountId: number, rawEmail: string) {
       const email = normalizeEmail(rawEmail)
-      const deleted = await ctx.db.transaction(async (tx) => {
+      const deleted = await retriedTransaction(ctx.db, async (tx) => {
         const contact = await deleteContact(tx, accountId, email)
         if (!contact) return false
         if (contact.suppressed) {

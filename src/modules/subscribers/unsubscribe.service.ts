@@ -4,6 +4,7 @@ import { requireList } from '../lists/index.js'
 import { checkEmail, validOrThrow } from './subscriber-fields.validation.js'
 import { toUnsubscribeReply } from './subscribers.schemas.js'
 import * as repo from './subscribers.write.repo.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock'>
 
@@ -15,7 +16,7 @@ export function createUnsubscribeService(ctx: Ctx) {
       const bag = new FieldErrorBag()
       const email = validOrThrow(bag, checkEmail(rawEmail, 'email', bag))
       const now = ctx.clock.now()
-      return ctx.db.transaction(async (tx) => {
+      return retriedTransaction(ctx.db, async (tx) => {
         const member = await repo.findMember(tx, accountId, listId, email, true)
         if (!member) throw subscriberNotInList()
         const membership = await repo.unsubscribeMembership(tx, member.membership.id, now)

@@ -10,6 +10,7 @@ import { toSubscriberDetail } from './subscribers.schemas.js'
 import { updateMembers } from './bulk-update.repo.js'
 import type { UpdateSubscriberBodyT } from './subscribers.write.schemas.js'
 import * as repo from './subscribers.write.repo.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'erasureSecret'>
 
@@ -35,7 +36,7 @@ export function createUpdateSubscriberService(ctx: Ctx) {
       const data = validOrThrow(bag, entry)
       const now = ctx.clock.now()
 
-      return ctx.db.transaction(async (tx) => {
+      return retriedTransaction(ctx.db, async (tx) => {
         const member = await repo.findMember(tx, accountId, listId, address, true)
         if (!member) throw subscriberNotInList()
         let current = member.contact.email

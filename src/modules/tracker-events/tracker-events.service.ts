@@ -5,6 +5,7 @@ import { sqlDateTime } from '../../core/http/formats.js'
 import { emitSignal } from '../signals/index.js'
 import { findSubscriberId, insertTrackerEvent } from './tracker-events.repo.js'
 import { MAX_EVENT_VALUE, type TrackerEventBodyT, type TrackerEventT } from './tracker-events.schemas.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 const text = (v: string | undefined) => (v ?? '').trim()
 
@@ -27,7 +28,7 @@ export function createTrackerEventService(ctx: Pick<AppContext, 'db' | 'clock'>)
       if (length > MAX_EVENT_VALUE)
         throw fieldError('event.value', `The value must not be greater than ${MAX_EVENT_VALUE} characters.`)
       const now = ctx.clock.now()
-      const row = await ctx.db.transaction(async (tx) => {
+      const row = await retriedTransaction(ctx.db, async (tx) => {
         const contactId = await findSubscriberId(tx, accountId, email)
         if (contactId === undefined) return undefined
         const stored = await insertTrackerEvent(tx, {

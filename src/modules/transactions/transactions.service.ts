@@ -17,6 +17,7 @@ import {
   type TransactionT,
   type TransactionUpdateBodyT,
 } from './transactions.schemas.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock'>
 
@@ -122,7 +123,7 @@ export function createTransactionService(ctx: Ctx) {
     async create(accountId: number, body: TransactionBodyT): Promise<TransactionT> {
       const now = ctx.clock.now()
       const p = purchaseOrThrow(body, now)
-      const row = await ctx.db.transaction(async (tx) => {
+      const row = await retriedTransaction(ctx.db, async (tx) => {
         const stored = await repo.insertPurchase(tx, accountId, p, now)
         if (!stored) return undefined
         await emitSignal(tx, {
@@ -158,7 +159,7 @@ export function createTransactionService(ctx: Ctx) {
         { ...body, transaction: { ...body.transaction, order_id: id } },
         ctx.clock.now(),
       )
-      const row = await ctx.db.transaction(async (tx) => {
+      const row = await retriedTransaction(ctx.db, async (tx) => {
         const order = await requireOrder(tx, accountId, id, shop)
         return repo.replacePurchase(tx, accountId, order.id, {
           ...p,
@@ -226,7 +227,7 @@ export function createTransactionService(ctx: Ctx) {
         byOrder.set(key, p)
       })
       errors.throwIfAny()
-      const inserts = await ctx.db.transaction(async (tx) => {
+      const inserts = await retriedTransaction(ctx.db, async (tx) => {
         // An overwrite without a timestamp keeps the stored purchase time, as PUT does. Looked up only for
         // those (a history sync sends every order's time), so the import itself stays one statement.
         const untimed = [...byOrder.entries()].filter(([, p]) => !p.transaction.timeGiven)

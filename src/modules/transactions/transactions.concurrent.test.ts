@@ -1,15 +1,9 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import pg from 'pg'
 import { sql } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
-import { testDbKind } from '../../../test/helpers/databases.js'
+import { needsSecondConnection, withSecondConnection } from '../../../test/helpers/second-connection.js'
 import { queryRows } from '../../core/db/sql.js'
-
-const skip =
-  testDbKind() === 'postgres'
-    ? false
-    : 'PostgreSQL only: the embedded database runs one transaction at a time'
 
 describe('bulk purchases beside a concurrent writer of the same order', async () => {
   const t = await startTestApp({ worker: false })
@@ -28,7 +22,7 @@ describe('bulk purchases beside a concurrent writer of the same order', async ()
 
   it(
     'replaces the lines another transaction committed while the import waited for the order',
-    { skip },
+    { skip: needsSecondConnection },
     async () => {
       const first = await t.req('POST', '/tracker/transaction-bulk', {
         body: { transaction_data: [order('first')] },
@@ -36,11 +30,7 @@ describe('bulk purchases beside a concurrent writer of the same order', async ()
       assert.equal(first.status, 200, first.text)
 
       // Another writer holds the order and rewrites its lines, as a second import or a PUT of it does.
-      const other = new pg.Client({ connectionString: t.db.url })
-      const watcher = new pg.Client({ connectionString: t.db.url })
-      await other.connect()
-      await watcher.connect()
-      try {
+      await withSecondConnection(t, async ({ other, untilLockWait }) => {
         await other.query('BEGIN')
         const { rows } = await other.query<{ id: number }>(
           `UPDATE transactions SET amount = 5 WHERE account_id = $1 AND order_id = 'o1' RETURNING id`,
@@ -48,32 +38,21 @@ describe('bulk purchases beside a concurrent writer of the same order', async ()
         )
         await other.query('DELETE FROM transaction_items WHERE transaction_id = $1', [rows[0]!.id])
         await other.query(
-          `INSERT INTO transaction_items (account_id, transaction_id, shop, position, code, title, category, price,
-                                        amount, categories)
-         VALUES ($1, $2, 'a.cz', 0, 'other', '', '', 1, 1, '{}')`,
+          `INSERT INTO transaction_items (account_id, transaction_id, shop, position, code, title, category,
+                                          price, amount, categories)
+           VALUES ($1, $2, 'a.cz', 0, 'other', '', '', 1, 1, '{}')`,
           [t.account.id, rows[0]!.id],
         )
         const mine = t.req('POST', '/tracker/transaction-bulk', {
           body: { transaction_data: [order('mine')] },
         })
-        // Until the import's statement waits for the order's row (bounded: 200 × 25 ms).
-        let waiting = false
-        for (let i = 0; i < 200 && !waiting; i++) {
-          const w = await watcher.query(
-            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-          )
-          waiting = w.rowCount! > 0
-          if (!waiting) await new Promise((r) => setTimeout(r, 25))
-        }
-        assert.ok(waiting, 'the import never waited for the order')
+        // The import's statement waits for the order's row; then the other writer commits.
+        await untilLockWait()
         await other.query('COMMIT')
         const res = await mine
         assert.equal(res.status, 200, res.text)
-        assert.deepEqual(await codes(), ['mine'])
-      } finally {
-        await other.end()
-        await watcher.end()
-      }
+      })
+      assert.deepEqual(await codes(), ['mine'])
     },
   )
 })

@@ -149,7 +149,8 @@ export async function upsertPurchases(
             county = excluded.county, country = excluded.country, status = excluded.status,
             props = excluded.props, occurred_at = excluded.occurred_at
           RETURNING t.id, t.shop, t.order_id, (t.xmax <> 0) AS updated)
-        SELECT i.k, up.id, up.shop, up.updated FROM up JOIN input i ON i.shop = up.shop AND i.order_id = up.order_id`,
+        SELECT i.k, up.id, up.shop, up.updated
+        FROM up JOIN input i ON i.shop = up.shop AND i.order_id = up.order_id`,
   )
   // Only overwritten orders (xmax set by ON CONFLICT's update) have old lines: their ids as one array make the
   // removal an index lookup, never a scan of every line of the account. A statement of its own, not a part of
@@ -158,11 +159,11 @@ export async function upsertPurchases(
   // them (seen with concurrent bulk imports of the same orders on PostgreSQL); this statement's snapshot,
   // taken with the order's row locked by this transaction, sees them. The new lines go in by a third: within
   // one, the removal and the insert of the same (order, position) would collide.
-  const overwritten = stored.filter((r) => r.updated).map((r) => r.id)
-  if (overwritten.length > 0)
+  const overwritten = JSON.stringify(stored.filter((r) => r.updated).map((r) => r.id))
+  if (overwritten !== '[]')
     await ex.execute(
       sql`DELETE FROM transaction_items
-          WHERE transaction_id = ANY (SELECT jsonb_array_elements_text(${JSON.stringify(overwritten)}::jsonb)::int)`,
+          WHERE transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text(${overwritten}::jsonb)::int))`,
     )
   const byK = new Map(stored.map((r) => [Number(r.k), r]))
   const lines = purchases.flatMap((p, k) => {

@@ -19,7 +19,7 @@ type Ctx = Pick<AppContext, 'db' | 'clock'>
 export const UPDATE_STATUSES = [STATUS.subscribed, STATUS.unsubscribed, STATUS.hardBounce] as const
 
 /** The one endpoint whose validation failures are 400, not 422 (api.md, contract §1). */
-const BULK_UPDATE_INVALID = 400
+export const BULK_UPDATE_INVALID = 400
 
 export function createBulkUpdateService(ctx: Ctx) {
   return {

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../core/context.js'
 import type { ApiApp } from '../../core/http/app-types.js'
 import { commonErrors, IdParams } from '../../core/http/schemas.js'
-import { createBulkUpdateService } from './bulk-update.service.js'
+import { BULK_UPDATE_INVALID, createBulkUpdateService } from './bulk-update.service.js'
 import { createSubscribeBulkService } from './subscribe-bulk.service.js'
 import { createSubscribeService } from './subscribe.service.js'
 import { SubscribeReply, SubscriberDetail, UnsubscribeReply } from './subscribers.schemas.js'
@@ -92,7 +92,7 @@ export function subscriberWriteRoutes(app: ApiApp, ctx: AppContext): void {
           response: { 200: UpdatesReply, ...bulkUpdateErrors },
         },
         // Invalid input answers 400 here (api.md), also where the app refuses it before the service.
-        config: { invalidStatus: 400 },
+        config: { invalidStatus: BULK_UPDATE_INVALID },
         // Whatever arrives (no body, an array, a scalar) is the service's to judge, so that it answers 400.
         preValidation: async (req) => {
           if (!isPlainObject(req.body)) req.body = {}

@@ -54,7 +54,6 @@ export const contacts = pgTable(
   },
   (t) => [
     uniqueIndex('contacts_account_email_uq').on(t.accountId, t.email),
-    index('contacts_account_phone_idx').on(t.accountId, t.phone),
     // Prefix search (contract §3) on email, name, surname and phone, case-insensitive.
     index('contacts_search_email_idx').on(t.accountId, sql`${t.email} text_pattern_ops`),
     index('contacts_search_name_idx').on(t.accountId, sql`lower(${t.name}) text_pattern_ops`),

@@ -1,0 +1,1 @@
+DROP INDEX "contacts_account_phone_idx";

@@ -1,5 +1,4 @@
 import pg from 'pg'
-import type { TestApp } from './app.js'
 import { testDbKind } from './databases.js'
 
 /** Why a test that needs a concurrent transaction is skipped on PGlite, or false on PostgreSQL. */
@@ -16,7 +15,10 @@ export interface SecondConnection {
 }
 
 /** Runs `body` with a second connection to the test database (PostgreSQL), closed afterwards. */
-export async function withSecondConnection(t: TestApp, body: (c: SecondConnection) => Promise<void>) {
+export async function withSecondConnection(
+  t: { db: { url: string | undefined } },
+  body: (c: SecondConnection) => Promise<void>,
+) {
   const other = new pg.Client({ connectionString: t.db.url })
   const watcher = new pg.Client({ connectionString: t.db.url })
   await other.connect()

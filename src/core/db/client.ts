@@ -9,6 +9,7 @@ import type { ExtractTablesWithRelations } from 'drizzle-orm'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
 import { acquireDataDirLock, type DataDirLock } from './lock.js'
+import { retryOnConflict } from './retry.js'
 
 /** Serialises concurrent start-ups on one PostgreSQL (several API and worker processes). */
 const MIGRATION_LOCK_ID = 7_200_341
@@ -104,12 +105,14 @@ function openPostgres(url: string, max: number, named: boolean): DbHandle {
   const pool = new pg.Pool({ connectionString: url, max })
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined)
+  const plainQuery = retryConflictsOutsideTransactions(pool)
   const db = drizzlePg(pool) as unknown as Db
   return {
     kind: 'postgres',
     db,
     async executeSql(text, values) {
-      const r = await pool.query(text, values as unknown[] | undefined)
+      // Not retried: the text may hold several statements, some of them committing on their own (migrations).
+      const r = await plainQuery(text, values)
       const last = Array.isArray(r) ? r[r.length - 1] : r
       return { rows: (last?.rows ?? []) as Record<string, unknown>[] }
     },
@@ -131,4 +134,25 @@ function openPostgres(url: string, max: number, named: boolean): DbHandle {
       await pool.end()
     },
   }
+}
+
+type PlainQuery = (text: string, values?: unknown[]) => Promise<pg.QueryResult | pg.QueryResult[]>
+
+/**
+ * Makes `pool.query`, which runs a statement outside any transaction (drizzle's transactions take a client of
+ * their own with `pool.connect`), run it again when PostgreSQL aborted it to break a deadlock or for a
+ * serialization failure (retry.ts). Such a statement wrote nothing, so running it again is what its caller
+ * would do: concurrent writers of the same rows in another order (a list deleted while members join it, two
+ * bulk writes of overlapping contacts) otherwise lost one request to a 500, and every repo would have to
+ * remember the retry. A transaction is not retried here: only its caller knows whether its work may run again
+ * (`retriedTransaction`). Returns the pool's own `query`, for text that must not be run twice.
+ */
+function retryConflictsOutsideTransactions(pool: pg.Pool): PlainQuery {
+  const plain = pool.query.bind(pool) as (...args: unknown[]) => Promise<pg.QueryResult>
+  const retrying = (...args: unknown[]) =>
+    // pg's callback form (a function among the arguments) is not used here; it is passed on untouched.
+    args.some((a) => typeof a === 'function') ? plain(...args) : retryOnConflict(() => plain(...args))
+  // pg.Pool's query has many overloads; this one function serves them all as the original did.
+  pool.query = retrying as unknown as typeof pool.query
+  return plain as PlainQuery
 }

@@ -11,7 +11,6 @@ import {
 import { STATUS } from './subscribers.schemas.js'
 import * as repo from './bulk-update.repo.js'
 import { BULK_LIMIT } from './subscribers.write.schemas.js'
-import { retryOnConflict } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock'>
 
@@ -41,10 +40,8 @@ export function createBulkUpdateService(ctx: Ctx) {
       const batch = lastPerEmail(parsed.filter((e) => e !== undefined))
       if (batch.length === 0) return { updates: 0 }
       const now = ctx.clock.now()
-      // One statement: when PostgreSQL aborts it to break a deadlock with a concurrent write, it wrote nothing.
-      const updates = await retryOnConflict(() =>
-        repo.updateMembers(ctx.db, batch, { accountId, listId, allowResubscribe, now }),
-      )
+      // One statement outside a transaction: aborted to break a deadlock, it is run again by the pool (client.ts).
+      const updates = await repo.updateMembers(ctx.db, batch, { accountId, listId, allowResubscribe, now })
       return { updates }
     },
   }

@@ -125,7 +125,9 @@ export async function replacePurchase(
  * Side effect: stores many purchases at once, overwriting orders the account already has (same shop and
  * order id) together with their lines, in three statements whatever their number: the orders, the removal of
  * overwritten orders' old lines, then every line. `purchases` must hold each (shop, order id) once.
- * Returns how many orders were written.
+ * Returns how many orders were written. The orders are written (and locked) in (shop, order id) order, as
+ * deleteOrders locks them: two imports of the same orders in another order each took one and waited for the
+ * other's, a deadlock, and under steady concurrent imports the retries ran out (a 500).
  */
 export async function upsertPurchases(
   ex: Executor,
@@ -143,7 +145,7 @@ export async function upsertPurchases(
             country, status, props, occurred_at, created_at)
           SELECT ${accountId}::int, order_id, email, shop, amount, tax, shipping, city, county, country, status,
                  nullif(props, 'null'::jsonb), occurred_at, ${now.toISOString()}::timestamptz
-          FROM input ORDER BY k
+          FROM input ORDER BY shop, order_id
           ON CONFLICT (account_id, shop, order_id) DO UPDATE SET email = excluded.email,
             amount = excluded.amount, tax = excluded.tax, shipping = excluded.shipping, city = excluded.city,
             county = excluded.county, country = excluded.country, status = excluded.status,
@@ -231,7 +233,10 @@ export async function deleteOrder(
   return rows.length
 }
 
-/** Side effect: deletes many orders by (order id, shop?) in one statement; how many were deleted. */
+/**
+ * Side effect: deletes many orders by (order id, shop?) in one statement; how many were deleted. Locked first in
+ * (shop, order id) order, as upsertPurchases writes them, so that the two never wait for each other in a cycle.
+ */
 export async function deleteOrders(
   ex: Executor,
   accountId: number,
@@ -241,12 +246,14 @@ export async function deleteOrders(
   const json = JSON.stringify(refs.map((r) => ({ order_id: r.orderId, shop: r.shop })))
   const row = await queryOne<{ n: number }>(
     ex,
-    sql`WITH gone AS (
-          DELETE FROM transactions t
-          USING jsonb_to_recordset(${json}::jsonb) AS r(order_id text, shop text)
-          WHERE t.account_id = ${accountId}::int AND t.order_id = r.order_id
-            AND (r.shop IS NULL OR t.shop = r.shop)
-          RETURNING t.id)
+    sql`WITH doomed AS (
+          SELECT t.id FROM transactions t
+          JOIN jsonb_to_recordset(${json}::jsonb) AS r(order_id text, shop text)
+            ON t.order_id = r.order_id AND (r.shop IS NULL OR t.shop = r.shop)
+          WHERE t.account_id = ${accountId}::int
+          ORDER BY t.shop, t.order_id
+          FOR UPDATE OF t),
+        gone AS (DELETE FROM transactions t USING doomed WHERE t.id = doomed.id RETURNING t.id)
         SELECT count(DISTINCT id)::int AS n FROM gone`,
   )
   return Number(row?.n ?? 0)

@@ -1,3 +1,4 @@
+import { retryOnConflict } from '../../core/db/retry.js'
 import { createOutboundHttp, type OutboundHttp } from '../../core/net/outbound.js'
 import { wakeSenders } from '../delivery/index.js'
 import {
@@ -374,7 +375,11 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
     const lane = async () => {
       for (let g = queue.shift(); g; g = queue.shift()) {
         try {
-          await executeGroup(g, lease)
+          // PostgreSQL aborts a group's transaction now and then to break a deadlock with a concurrent write of
+          // the same contacts (a tag node beside a bulk import): nothing of it committed, and it runs again now
+          // rather than a lease later. Its effects outside the database (a webhook node's request) happen again
+          // either way, as after any failure of the group.
+          await retryOnConflict(() => executeGroup(g, lease))
         } catch (err) {
           // The group's lease brings it back after it runs out; nothing of it was committed.
           ctx.log.error({ err, pipelineId: g[0]!.pipelineId, nodeId: g[0]!.nodeId }, 'automation node')

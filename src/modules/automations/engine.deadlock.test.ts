@@ -1,0 +1,49 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { needsSecondConnection, withSecondConnection } from '../../../test/helpers/second-connection.js'
+import { ManualClock } from '../../core/clock.js'
+import {
+  createList,
+  createPipeline,
+  DAY,
+  node,
+  runsOf,
+  START,
+  subscribe,
+  tagsOf,
+} from './automations.test-helpers.js'
+import { runAutomations } from './index.js'
+
+describe('a tag node whose transaction PostgreSQL aborts to break a deadlock', async () => {
+  const clock = new ManualClock(START)
+  const t = await startTestApp({ worker: false, clock })
+  const listId = await createList(t)
+  const pipelineId = await createPipeline(t, listId, [
+    node('w1', 'wait', { value: 1, unit: 'days' }, ['t1']),
+    node('t1', 'tag', { tag: 'hot' }, ['e1']),
+    node('e1', 'end', {}, null),
+  ])
+
+  it('is run again at once: the tag is added and the run ends', { skip: needsSecondConnection }, async () => {
+    await subscribe(t, listId, 'a@x.cz')
+    await runAutomations(t.ctx)
+    clock.advance(DAY + 1000)
+    await withSecondConnection(t, async ({ other, untilLockWait }) => {
+      // Another transaction holds the contact: the node's transaction locks its run, then waits for the contact.
+      await other.query('BEGIN')
+      await other.query(`UPDATE contacts SET name = 'other' WHERE email = 'a@x.cz'`)
+      const engine = runAutomations(t.ctx)
+      await untilLockWait()
+      // Now the other wants the run: a deadlock, and the node's transaction (waiting longer) is the one aborted.
+      await other.query(`SELECT 1 FROM automation_runs WHERE pipeline_id = $1 FOR UPDATE`, [pipelineId])
+      await other.query('COMMIT')
+      await engine
+    })
+    assert.deepEqual(await tagsOf(t, 'a@x.cz'), ['hot'])
+    assert.deepEqual(
+      (await runsOf(t, pipelineId)).map((r) => `${r.node_id} ${r.status}`),
+      ['e1 ended'],
+    )
+  })
+})

@@ -1,8 +1,10 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { sql } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { needsSecondConnection, withSecondConnection } from '../../../test/helpers/second-connection.js'
 import { ManualClock } from '../../core/clock.js'
+import { queryRows } from '../../core/db/sql.js'
 import {
   createList,
   createPipeline,
@@ -46,4 +48,32 @@ describe('a tag node whose transaction PostgreSQL aborts to break a deadlock', a
       ['e1 ended'],
     )
   })
+
+  it(
+    'a signal consumer aborted for a deadlock runs again and starts the run',
+    { skip: needsSecondConnection },
+    async () => {
+      const welcome = await createPipeline(t, listId, [node('e1', 'end', {}, null)])
+      await subscribe(t, listId, 'b@x.cz')
+      const [contact] = await queryRows<{ id: number }>(
+        t.ctx.db,
+        sql`SELECT id FROM contacts WHERE email = 'b@x.cz'`,
+      )
+      await withSecondConnection(t, async ({ other, untilLockWait }) => {
+        // The other transaction holds the run start's lock; the consumer claims the signal, then waits for it.
+        await other.query('BEGIN')
+        await other.query('SELECT pg_advisory_xact_lock($1, $2)', [welcome, contact!.id])
+        const engine = runAutomations(t.ctx)
+        await untilLockWait()
+        await other.query('SELECT 1 FROM signals FOR UPDATE')
+        await other.query('COMMIT')
+        await engine
+      })
+      await runAutomations(t.ctx)
+      assert.deepEqual(
+        (await runsOf(t, welcome)).map((r) => `${r.email} ${r.status}`),
+        ['b@x.cz ended'],
+      )
+    },
+  )
 })

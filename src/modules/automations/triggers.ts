@@ -1,5 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 import { activePipelinesFor, type PipelineRow, type TriggerType } from '../pipelines/index.js'
 import { claimSignals, deleteSignals, type PendingSignal } from './node-effects.repo.js'
 import { startRun } from './run-start.js'
@@ -46,7 +47,9 @@ export function matches(p: PipelineRow, s: PendingSignal): boolean {
  * it consumed.
  */
 export async function consumeSignals(ctx: Ctx): Promise<number> {
-  return ctx.db.transaction(async (tx) => {
+  // Two consumers (worker processes) may start runs for one contact in opposite orders, each holding the
+  // other's next advisory lock: PostgreSQL aborts one, which wrote nothing and runs again.
+  return retriedTransaction(ctx.db, async (tx) => {
     const batch = await claimSignals(tx, SIGNAL_BATCH)
     if (batch.length === 0) return 0
     const now = ctx.clock.now()

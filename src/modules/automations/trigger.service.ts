@@ -3,6 +3,7 @@ import { normalizeEmail } from '../../core/http/email.js'
 import { notFound, subscriberNotInList } from '../../core/http/errors.js'
 import { findPipeline } from '../pipelines/index.js'
 import { startRun } from './run-start.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock'>
 
@@ -16,7 +17,7 @@ export function createTriggerService(ctx: Ctx) {
     async trigger(accountId: number, pipelineId: number, email: string) {
       const pipeline = await findPipeline(ctx.db, accountId, pipelineId)
       if (!pipeline) throw notFound('Automation not found')
-      const outcome = await ctx.db.transaction((tx) =>
+      const outcome = await retriedTransaction(ctx.db, (tx) =>
         startRun(tx, pipeline, normalizeEmail(email), 'api', ctx.clock.now()),
       )
       if (outcome.kind === 'not_in_list') throw subscriberNotInList()

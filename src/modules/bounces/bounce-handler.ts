@@ -5,6 +5,7 @@ import { findMessage, findTrackedMessage, type TrackedMessage } from '../message
 import { readMessageToken } from '../../core/mail/tracking-links.js'
 import { copiesOfRecipient } from '../transactional/index.js'
 import { classifyInbound, type InboundReport } from './classify.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'linkSecret'>
 
@@ -103,12 +104,12 @@ async function applyReport(
   switch (report.kind) {
     case 'hard_bounce':
     case 'soft_bounce':
-      await ctx.db.transaction((tx) =>
+      await retriedTransaction(ctx.db, (tx) =>
         events.bounced(tx, message, report.kind === 'hard_bounce' ? 'hard' : 'soft', detail),
       )
       break
     case 'complaint':
-      await ctx.db.transaction((tx) => events.complained(tx, message, report.feedbackType ?? null))
+      await retriedTransaction(ctx.db, (tx) => events.complained(tx, message, report.feedbackType ?? null))
       break
     default:
       break

@@ -3,6 +3,7 @@ import { notFound } from '../../core/http/errors.js'
 import { readConfirmToken } from './confirmation.links.js'
 import * as repo from './confirmation.repo.js'
 import { emitSignal } from '../signals/index.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'linkSecret' | 'log'>
 
@@ -24,7 +25,7 @@ export function createConfirmationService(ctx: Ctx) {
       if (!target) throw notFound()
       const now = ctx.clock.now()
       // The list's subscribe-triggered automations start from the signal, committed with the confirmation.
-      const confirmed = await ctx.db.transaction(async (tx) => {
+      const confirmed = await retriedTransaction(ctx.db, async (tx) => {
         const done = await repo.confirmMembership(tx, target, now)
         if (done)
           await emitSignal(tx, {

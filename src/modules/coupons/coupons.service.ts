@@ -13,6 +13,7 @@ import {
   listFolders,
 } from './coupons.repo.js'
 import { toFolderObject, type DeleteInput, type FolderObjectT, type ImportInput } from './coupons.schemas.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock'>
 
@@ -62,7 +63,7 @@ export function createCouponService(ctx: Ctx) {
       const update = input.update_existing ?? false
       const folderId = await folderFor(accountId, input.folderId)
       const distinct = [...new Set(codes)]
-      return ctx.db.transaction(async (tx) => {
+      return retriedTransaction(ctx.db, async (tx) => {
         const written = await insertCodes(tx, folderId, distinct, validUntil, update, ctx.clock.now())
         const repeated = codes.length - distinct.length
         return {

@@ -16,6 +16,7 @@ import {
 } from '../subscribers/index.js'
 import { addToCounters, type CounterScope, type Counters } from '../events/index.js'
 import { insertEvent, recordHits, type Hit } from './outcomes.repo.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock'>
 
@@ -124,7 +125,7 @@ export function createEventRecorder(ctx: Ctx) {
       const message = await findTrackedMessage(ctx.dbHandle, messageId)
       if (!message) return false
       const lists = await listIds(message)
-      await ctx.db.transaction(async (tx) => {
+      await retriedTransaction(ctx.db, async (tx) => {
         const hit = await reachMilestone(tx, messageId, 'unsubscribed_at', now())
         const changed = await unsubscribeEverywhere(tx, message.accountId, message.email, lists, now())
         if (hit?.first || changed.length > 0)

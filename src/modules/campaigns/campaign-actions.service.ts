@@ -9,6 +9,7 @@ import { wakeSenders } from '../delivery/index.js'
 import { requireCampaign } from './require-campaign.js'
 import { sendTestCopies } from './campaign-test-send.js'
 import type { CampaignStatus } from './campaigns.table.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret' | 'log'>
 
@@ -125,7 +126,7 @@ export function createCampaignActions(ctx: Ctx) {
       const now = ctx.clock.now()
       if (c.status === 7) return this.unschedule(accountId, id)
       if (c.status !== 1 && c.status !== 2) throw wrongStatus('cancelled', c.status)
-      const done = await ctx.db.transaction(async (tx) => {
+      const done = await retriedTransaction(ctx.db, async (tx) => {
         const why = campaignErrors.cancelled()
         const moved = await moveCampaign(
           tx,

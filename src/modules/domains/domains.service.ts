@@ -13,6 +13,7 @@ import {
   type DomainRow,
   type DomainType,
 } from './domains.schemas.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>
 
@@ -52,7 +53,7 @@ export function createDomainService(ctx: Ctx) {
       const fresh = held.length > 0 ? undefined : await generateDkimKeys(ctx.clock.now())
 
       try {
-        const row = await ctx.db.transaction(async (tx) => {
+        const row = await retriedTransaction(ctx.db, async (tx) => {
           await repo.lockDomainName(tx, accountId, name)
           const now = await repo.findVariantsWithKeys(tx, accountId, name)
           if (now.some((d) => d.type === type)) throw nameTaken()
@@ -85,7 +86,7 @@ export function createDomainService(ctx: Ctx) {
     async remove(accountId: number, rawName: string, type: DomainType | undefined) {
       if (/^\d{1,18}$/.test(rawName)) return this.removeById(accountId, Number(rawName), type)
       const name = lookupName(rawName)
-      const deleted = await ctx.db.transaction(async (tx) => {
+      const deleted = await retriedTransaction(ctx.db, async (tx) => {
         const held = await repo.findVariants(tx, accountId, name, { forUpdate: true })
         const targets = type ? held.filter((d) => d.type === type) : held
         if (targets.length === 0) throw domainNotFound()

@@ -3,6 +3,7 @@ import { fieldError } from '../../core/http/errors.js'
 import { forbiddenHostReason, parseOutboundUrl } from '../../core/net/outbound-url.js'
 import { newWebhookSecret } from './webhook-signature.js'
 import * as repo from './webhooks.repo.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 export function createWebhookService(ctx: Pick<AppContext, 'db' | 'clock' | 'config'>) {
   return {
@@ -25,7 +26,7 @@ export function createWebhookService(ctx: Pick<AppContext, 'db' | 'clock' | 'con
 
     /** Removes the webhook and drops what still waited for it; succeeds when there was none too. */
     async remove(accountId: number) {
-      await ctx.db.transaction(async (tx) => {
+      await retriedTransaction(ctx.db, async (tx) => {
         await repo.deleteWebhook(tx, accountId)
         await repo.dropPending(tx, accountId)
       })

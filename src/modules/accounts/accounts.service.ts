@@ -4,6 +4,7 @@ import { notFound } from '../../core/http/errors.js'
 import { newApiKey, sha256Hex } from '../../core/ids.js'
 import * as repo from './accounts.repo.js'
 import { keyCacheFor } from './key-cache.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 export const PLANS: readonly Plan[] = ['free', 'paid', 'marketer']
 
@@ -19,7 +20,7 @@ export function createAccountService(ctx: Pick<AppContext, 'db' | 'clock'>) {
   return {
     async createAccount(name: string, plan: Plan): Promise<CreatedAccount> {
       const apiKey = newApiKey()
-      const accountId = await db.transaction(async (tx) => {
+      const accountId = await retriedTransaction(db, async (tx) => {
         const id = await repo.insertAccount(tx, name, plan)
         await repo.insertKeyHash(tx, id, sha256Hex(apiKey))
         return id
@@ -70,7 +71,7 @@ export function createAccountService(ctx: Pick<AppContext, 'db' | 'clock'>) {
      * Without it and with no account at all: create one and return its key so the caller prints it once.
      */
     async bootstrap(bootstrapKey: string | undefined): Promise<CreatedAccount | null> {
-      return db.transaction(async (tx) => {
+      return retriedTransaction(db, async (tx) => {
         await repo.lockBootstrap(tx)
         if (bootstrapKey) {
           const hash = sha256Hex(bootstrapKey)

@@ -92,7 +92,7 @@ export function createDateScanner(ctx: Ctx) {
     const yearStart = new Date(`${day.slice(0, 4)}-01-01T00:00:00Z`)
     let started = 0
     for (const p of await datePipelines(ctx.db)) {
-      started += await ctx.db.transaction((tx) => startDateRuns(tx, p, monthDay, yearStart, now))
+      started += await retriedTransaction(ctx.db, (tx) => startDateRuns(tx, p, monthDay, yearStart, now))
     }
     lastDay = day
     if (started) ctx.log.info({ started, day }, 'date-triggered automation runs')

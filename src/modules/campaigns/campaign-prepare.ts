@@ -13,6 +13,7 @@ import {
 } from './campaign-send.repo.js'
 import { campaignErrors } from './campaign-errors.js'
 import { senderIdentity } from './campaign-sender-identity.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'log'>
 
@@ -25,7 +26,7 @@ export { CAMPAIGN_DOMAIN_TYPES }
  * row is locked and skipped by other workers, and a crash rolls the whole step back, so it runs exactly once.
  */
 export async function prepareCampaign(ctx: Ctx, campaignId: number): Promise<boolean> {
-  return ctx.db.transaction(async (tx) => {
+  return retriedTransaction(ctx.db, async (tx) => {
     if (!(await lockPreparing(tx, campaignId))) return false
     const found = await findCampaignById(tx, campaignId)
     if (!found) return false

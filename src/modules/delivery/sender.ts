@@ -24,6 +24,7 @@ import type { BodySlice, SignTask } from './sign.worker.js'
 import { createMailSigner, type MailSigner } from './signer.js'
 import { testCopyContent, testCopyRecipient } from './test-copies.js'
 import { providedVars, providerTags, type ProviderTags } from './vars-providers.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret' | 'log'>
 
@@ -236,7 +237,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
         const wanted = await outcomes.sentWanted(ctx.db, accounts)
         // Without a webhook to tell, the marking is one statement: nothing else to write with it.
         if (wanted.length === 0) return void (await markSent(ctx.dbHandle, done, now, []))
-        await ctx.db.transaction(async (tx) => {
+        await retriedTransaction(ctx.db, async (tx) => {
           await outcomes.sent(tx, await markSent(tx, done, now, wanted), now)
         })
       })

@@ -6,6 +6,7 @@ import * as repo from './domains.repo.js'
 import { forgetSenderDomains } from './sender-domain-cache.js'
 import { domainNotFound, lookupName } from './domains.service.js'
 import { toDomainObject, type DomainType, type PublicDomainRow } from './domains.schemas.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>
 
@@ -35,7 +36,7 @@ export function createDomainVerifyService(ctx: Ctx) {
         targets.map(async (row) => ({ row, checks: await checkRecords(lookup, row, mailHost) })),
       )
       const checkedAt = ctx.clock.now()
-      const saved = await ctx.db.transaction(async (tx) => {
+      const saved = await retriedTransaction(ctx.db, async (tx) => {
         const out: PublicDomainRow[] = []
         for (const { row, checks } of results) {
           const updated = await repo.saveChecks(tx, row.id, { valid: isVerified(checks), checks, checkedAt })

@@ -10,6 +10,7 @@ import { gunzipIfCompressed } from './feed-gunzip.js'
 import { parseFeed } from './feed-parse.js'
 import type { FeedErrorCode, FeedFormat } from './feeds.table.js'
 import * as repo from './feeds.repo.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 /** api.md Limits: only feeds with fewer than 50,000 items can be refreshed (config `feedItemLimit`). */
 export const FEED_ITEM_LIMIT = 50_000
@@ -114,7 +115,9 @@ export async function runFeedRefresh(
     }
     await flush()
     if (seen === 0) throw new RefreshFailure('The feed holds no products (none with an id)')
-    const count = await ctx.db.transaction((tx) => repo.swapInStaged(tx, feedId, detected, ctx.clock.now()))
+    const count = await retriedTransaction(ctx.db, (tx) =>
+      repo.swapInStaged(tx, feedId, detected, ctx.clock.now()),
+    )
     ctx.log.info({ feedId, items: seen, products: count }, 'feed refreshed')
     return 'ok'
   } catch (err) {

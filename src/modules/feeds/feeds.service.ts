@@ -14,6 +14,7 @@ import {
   type FeedObjectT,
   type ProductsQueryT,
 } from './feeds.schemas.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'jobs'>
 
@@ -133,7 +134,7 @@ export function createFeedService(ctx: Ctx) {
         feed.refresh_requested_at > notBefore
       )
         throw fieldError('url', feed.error ?? itemLimitReason(ctx.config.feedItemLimit))
-      const queued = await ctx.db.transaction(async (tx) => {
+      const queued = await retriedTransaction(ctx.db, async (tx) => {
         const row = await repo.recordRefreshRequest(tx, account.id, id, now, notBefore)
         if (row) await queueRefresh(ctx, tx, id)
         return row

@@ -4,6 +4,7 @@ import type { MessageRef, SendOutcomes } from '../delivery/index.js'
 import { markRefused } from '../messages/index.js'
 import { accountsWithWebhook, enqueueWebhookEvents } from '../webhooks/index.js'
 import { createEventRecorder } from './event-recorder.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock'>
 
@@ -28,7 +29,7 @@ function smtpFailure(err: unknown): { outcome: 'hard_bounce' | 'retry'; error: s
 /** The relay refused the message, for good (`hard`) or once more after a deferral (`soft`): row and bounce. */
 async function recordRefusal(ctx: Ctx, message: MessageRef, kind: 'hard' | 'soft', error: string) {
   const recorder = createEventRecorder(ctx)
-  await ctx.db.transaction(async (tx) => {
+  await retriedTransaction(ctx.db, async (tx) => {
     await markRefused(tx, message.id, error, ctx.clock.now())
     await recorder.bounced(tx, message, kind, error)
   })

@@ -8,6 +8,7 @@ import {
   markTrained,
   rebuildModel,
 } from './recommender-train.repo.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'log'>
 
@@ -34,7 +35,7 @@ async function train(ctx: Ctx, id: number): Promise<boolean> {
       await markFailed(ctx.db, id, version, NO_PRODUCTS)
       return true
     }
-    await ctx.db.transaction(async (tx) => {
+    await retriedTransaction(ctx.db, async (tx) => {
       const built = await rebuildModel(tx, row)
       await markTrained(tx, id, version, ctx.clock.now())
       ctx.log.info({ recommenderId: id, ...built }, 'recommender trained')

@@ -10,6 +10,7 @@ import {
 import { nextAttemptAt, retryAfterMs } from './retry-schedule.js'
 import { deliveryHeaders } from './webhook-signature.js'
 import { disableWebhook, dropPending } from './webhooks.repo.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'log' | 'config'>
 
@@ -115,7 +116,7 @@ export function createWebhookDeliverer(ctx: Ctx, opts: DelivererOptions = {}): W
       // the account can post the URL again) and what waited for it is dropped.
       report.gone++
       ctx.log.warn({ accountId: b.account_id, batchId: b.id }, 'webhook receiver answered 410: disabled')
-      await ctx.db.transaction(async (tx) => {
+      await retriedTransaction(ctx.db, async (tx) => {
         await disableWebhook(tx, b.account_id, ctx.clock.now())
         await dropPending(tx, b.account_id)
       })

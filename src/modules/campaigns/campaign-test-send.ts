@@ -19,6 +19,7 @@ import type { CampaignRow } from './campaigns.schemas.js'
 import { contactForMerge } from './campaign-sources.repo.js'
 import { senderIdentity } from './campaign-sender-identity.js'
 import { storeTestCopy } from './campaign-test-send.repo.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'linkSecret' | 'log'>
 
@@ -59,7 +60,7 @@ export async function sendTestCopies(ctx: Ctx, row: CampaignRow, emails: string[
       vars: Object.assign(contact ? contactMergeVars(contact) : { email }, coupons),
     })
   }
-  await ctx.db.transaction(async (tx) => {
+  await retriedTransaction(ctx.db, async (tx) => {
     const { messageIds } = await queueMail(
       tx,
       {

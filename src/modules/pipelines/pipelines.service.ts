@@ -1,4 +1,5 @@
 import type { AppContext } from '../../core/context.js'
+import { retryOnConflict } from '../../core/db/retry.js'
 import { HttpError, notFound, validationFailed } from '../../core/http/errors.js'
 import { ownListIds } from '../lists/index.js'
 import { requireTemplate } from '../templates/index.js'
@@ -61,7 +62,10 @@ export function createPipelineService(ctx: Ctx) {
     async create(accountId: number, body: PipelineBody) {
       const p = await requireValid(ctx, accountId, body)
       const now = ctx.clock.now()
-      const row = await repo.insertPipeline(ctx.db, { ...p, accountId, createdAt: now, updatedAt: now })
+      // Each write is one transaction of the database's alone: run again after a deadlock (retry.ts).
+      const row = await retryOnConflict(() =>
+        repo.insertPipeline(ctx.db, { ...p, accountId, createdAt: now, updatedAt: now }),
+      )
       return toPipelineObject(row)
     },
     async all(accountId: number) {
@@ -76,12 +80,15 @@ export function createPipelineService(ctx: Ctx) {
       // New actions without a start begin at their first node, as on create.
       if (body.actions !== undefined && body.start === undefined) delete merged.start
       const p = await requireValid(ctx, accountId, merged)
-      const row = await repo.updatePipeline(ctx.db, accountId, id, p, ctx.clock.now())
+      const row = await retryOnConflict(() => repo.updatePipeline(ctx.db, accountId, id, p, ctx.clock.now()))
       if (!row) throw pipelineNotFound()
       return toPipelineObject(row)
     },
     async remove(accountId: number, id: number) {
-      if (!(await repo.softDeletePipeline(ctx.db, accountId, id, ctx.clock.now()))) throw pipelineNotFound()
+      const deleted = await retryOnConflict(() =>
+        repo.softDeletePipeline(ctx.db, accountId, id, ctx.clock.now()),
+      )
+      if (!deleted) throw pipelineNotFound()
       return { deleted: true }
     },
     async actions(accountId: number, id: number) {

@@ -2,7 +2,13 @@ import type { AppContext } from '../../core/context.js'
 import { FieldErrorBag } from '../../core/http/errors.js'
 import { requireList } from '../lists/index.js'
 import { erasedAddressHash } from './erased-suppressions.js'
-import { bulkItems, lastPerEmail, parseEntry, validOrThrow } from './subscriber-fields.validation.js'
+import {
+  bulkItems,
+  inLockOrder,
+  lastPerEmail,
+  parseEntry,
+  validOrThrow,
+} from './subscriber-fields.validation.js'
 import { STATUS } from './subscribers.schemas.js'
 import * as repo from './subscribe-bulk.repo.js'
 import { BULK_LIMIT, type SubscribeBulkBodyT } from './subscribers.write.schemas.js'
@@ -39,13 +45,16 @@ export function createSubscribeBulkService(ctx: Ctx) {
       const resubscribe = body.resubscribe ?? false
       const opts = { accountId, listId, resubscribe, now }
 
+      // Contacts and existing memberships are written in lock order; new memberships in the order given, which
+      // their ids keep and a list's page of subscribers shows.
+      const locking = inLockOrder(batch)
       const written = await retriedTransaction(ctx.db, async (tx) => {
         const updateExisting = body.update_existing ?? true
-        const ids = new Set(await repo.upsertContacts(tx, hashed, { ...opts, updateExisting }))
+        const ids = new Set(await repo.upsertContacts(tx, inLockOrder(hashed), { ...opts, updateExisting }))
         const add = (more: number[]) => more.forEach((id) => ids.add(id))
-        if (resubscribe) add(await repo.liftSuppressions(tx, batch, opts))
+        if (resubscribe) add(await repo.liftSuppressions(tx, locking, opts))
         const joined = [
-          ...(await repo.moveMemberships(tx, batch, opts)),
+          ...(await repo.moveMemberships(tx, locking, opts)),
           ...(await repo.insertMemberships(tx, batch, opts)),
         ]
         add(joined)

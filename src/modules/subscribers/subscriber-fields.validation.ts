@@ -347,6 +347,16 @@ export function lastPerEmail<T extends { email: string }>(entries: T[]): T[] {
   return [...byEmail.values()]
 }
 
+/**
+ * The entries by address (code-unit order), the order in which a bulk statement should lock their contacts:
+ * two concurrent imports of overlapping addresses that each lock them in their own input order wait for each
+ * other in a cycle, and PostgreSQL aborts one (a deadlock; with 24 clients importing 50-200 overlapping rows,
+ * a few an hour outlasted four tries and were 500s). In one order, the later import waits for the earlier.
+ */
+export function inLockOrder<T extends { email: string }>(entries: readonly T[]): T[] {
+  return [...entries].sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0))
+}
+
 /** The parsed value once the bag is empty; otherwise throws every collected error (422, or 400 for bulk update). */
 export function validOrThrow<T>(bag: FieldErrorBag, value: T | undefined, status = 422): T {
   bag.throwIfAny(status)

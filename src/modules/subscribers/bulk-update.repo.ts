@@ -31,7 +31,8 @@ export async function updateMembers(ex: Executor, entries: BulkEntry[], o: Updat
   const row = await queryOne<{ updates: number }>(
     ex,
     sql`WITH b AS MATERIALIZED (
-          SELECT * FROM (${batchWithMembers(entries, o.accountId, o.listId)}) x WHERE x.membership_id IS NOT NULL),
+          SELECT * FROM (${batchWithMembers(entries, o.accountId, o.listId, { lockContacts: true })}) x
+          WHERE x.membership_id IS NOT NULL),
         ${tagSignals(o.accountId, sql`b.contact_id IS NOT NULL`, o.now)},
         upd_contacts AS (
           UPDATE contacts c SET ${keepUnlessGiven()},

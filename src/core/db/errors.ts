@@ -30,12 +30,29 @@ export function isRefusedStatement(err: unknown): boolean {
   return code !== undefined && /^(22|23|54)/.test(code)
 }
 
+/**
+ * The table a foreign-key violation found its row missing from, read from the server's detail (`Key
+ * (list_id)=(7) is not present in table "lists".`, the same text from PostgreSQL and PGlite), so the answer can
+ * name what is gone. Undefined for any other error, or a detail in another shape (a server speaking another
+ * language).
+ */
+export function missingReferenceTable(err: unknown): string | undefined {
+  if (!isForeignKeyViolation(err)) return undefined
+  const detail = driverError(err)?.detail
+  if (typeof detail !== 'string') return undefined
+  return /is not present in table "([a-z_]+)"/.exec(detail)?.[1]
+}
+
 function pgCode(err: unknown): string | undefined {
+  const code = driverError(err)?.code
+  return typeof code === 'string' ? code : undefined
+}
+
+/** The driver's own error: drizzle wraps it in `cause`. */
+function driverError(err: unknown): { code?: unknown; detail?: unknown } | undefined {
   let e: unknown = err
-  // drizzle wraps driver errors in `cause`
   for (let i = 0; i < 3 && e && typeof e === 'object'; i++) {
-    const code = (e as { code?: unknown }).code
-    if (typeof code === 'string') return code
+    if (typeof (e as { code?: unknown }).code === 'string') return e as { code: string; detail?: unknown }
     e = (e as { cause?: unknown }).cause
   }
   return undefined

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { isForeignKeyViolation } from '../db/errors.js'
+import { isForeignKeyViolation, missingReferenceTable } from '../db/errors.js'
 import { HttpError, type FieldErrors } from './errors.js'
 import { loggablePath } from './log-path.js'
 
@@ -73,6 +73,20 @@ export function validationErrors(issues: AjvIssue[]): FieldErrors {
   return errors
 }
 
+/**
+ * What a request is told when the record it named was deleted while it ran, by the table the write found its
+ * row missing from: the same words the services use when the record is missing from the start.
+ */
+const GONE_MESSAGES: Partial<Record<string, string>> = {
+  accounts: 'Account not found',
+  contacts: 'Subscriber not found',
+  coupon_folders: 'Coupon folder not found',
+  feeds: 'Feed not found',
+  lists: 'List not found',
+  recommenders: 'Recommender not found',
+  transactions: 'Transaction not found',
+}
+
 /** The one place that turns any thrown error into the contract's wire shapes (contract §1). */
 export async function errorHandler(err: FastifyError | HttpError, req: FastifyRequest, reply: FastifyReply) {
   if (err instanceof HttpError) {
@@ -88,8 +102,12 @@ export async function errorHandler(err: FastifyError | HttpError, req: FastifyRe
   // Contract §1 again: the record the request named went away while it ran (another request deleted it), so
   // its write found no row to refer to. Nothing was written (the statement failed in its transaction).
   if (isForeignKeyViolation(err)) {
-    req.log.info({ method: req.method, url: loggablePath(req.url) }, 'a record the request refers to is gone')
-    return reply.code(404).send({ message: 'Not Found' })
+    const table = missingReferenceTable(err)
+    req.log.info(
+      { method: req.method, url: loggablePath(req.url), table },
+      'a record the request refers to is gone',
+    )
+    return reply.code(404).send({ message: (table && GONE_MESSAGES[table]) ?? 'Not Found' })
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

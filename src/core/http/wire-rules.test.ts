@@ -540,8 +540,18 @@ describe('errorHandler on a bare Fastify instance', () => {
     })
     // As drizzle wraps the driver's error when a concurrent delete took the row an insert refers to.
     app.get('/gone', async () => {
-      const driver = Object.assign(new Error('violates foreign key constraint'), { code: '23503' })
+      const driver = Object.assign(new Error('violates foreign key constraint'), {
+        code: '23503',
+        detail: 'Key (list_id)=(7) is not present in table "lists".',
+      })
       throw new Error('Failed query: insert into "memberships" ...', { cause: driver })
+    })
+    // A detail the handler cannot read (another server language) still answers 404.
+    app.get('/gone-unnamed', async () => {
+      throw Object.assign(new Error('violates foreign key constraint'), {
+        code: '23503',
+        detail: 'Schlüssel',
+      })
     })
     try {
       const boom = await app.inject({ method: 'GET', url: '/boom' })
@@ -552,7 +562,10 @@ describe('errorHandler on a bare Fastify instance', () => {
       assert.deepEqual(teapot.json(), { message: 'I am a teapot' })
       const gone = await app.inject({ method: 'GET', url: '/gone' })
       assert.equal(gone.statusCode, 404)
-      assert.deepEqual(gone.json(), { message: 'Not Found' })
+      assert.deepEqual(gone.json(), { message: 'List not found' })
+      const unnamed = await app.inject({ method: 'GET', url: '/gone-unnamed' })
+      assert.equal(unnamed.statusCode, 404)
+      assert.deepEqual(unnamed.json(), { message: 'Not Found' })
     } finally {
       await app.close()
     }

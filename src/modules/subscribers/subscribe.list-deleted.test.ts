@@ -1,0 +1,28 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { needsSecondConnection, withSecondConnection } from '../../../test/helpers/second-connection.js'
+import { contactOf, createList } from './subscribers.write.test-helpers.js'
+
+describe('a subscribe to a list deleted while it runs', async () => {
+  const t = await startTestApp({ worker: false })
+
+  it('answers 404 naming the list, and writes nothing', { skip: needsSecondConnection }, async () => {
+    const listId = await createList(t, { name: 'Going' })
+    await withSecondConnection(t, async ({ other, untilLockWait }) => {
+      // The delete has passed the request's check of the list but not yet committed.
+      await other.query('BEGIN')
+      await other.query('DELETE FROM lists WHERE id = $1', [listId])
+      const res = t.req('POST', `/lists/${listId}/subscribe`, {
+        body: { subscriber_data: { email: 'late@example.cz' } },
+      })
+      // The membership's reference to the list waits for the delete, then finds the list gone.
+      await untilLockWait()
+      await other.query('COMMIT')
+      const answer = await res
+      assert.equal(answer.status, 404, answer.text)
+      assert.deepEqual(answer.body, { message: 'List not found' })
+    })
+    assert.equal(await contactOf(t, 'late@example.cz'), undefined)
+  })
+})

@@ -49,8 +49,8 @@ function sample(schema: Schema | undefined, leaf: { text: string; int: number },
 /**
  * Contract §1: bad input is answered in the contract's shapes, never with a 500. Every operation of the
  * OpenAPI document gets a body (and query) with a NUL character in every string, which PostgreSQL cannot
- * store, and one with integers past every integer column, on an existing record's path and on a path with a
- * NUL in it. (Sending malformed input to every operation once found sixteen 500s; this keeps them found.)
+ * store, one with integers past every integer column, on an existing record's path and on a path with a NUL
+ * in it, and one with the date 9999-12-31 everywhere. (Sending malformed input to every operation once found sixteen 500s; this keeps them found.)
  * Nothing leaves the machine: the worker does not run, DNS goes to a local server, and no value is a URL.
  */
 describe('malformed input on every operation', async () => {
@@ -63,10 +63,18 @@ describe('malformed input on every operation', async () => {
   const doc = (t.app as unknown as { swagger(): OpenApi }).swagger()
 
   it('answers none of them with a 5xx', async () => {
-    const variants = [
+    const variants: {
+      leaf: { text: string; int: number }
+      query: string
+      param: string | null
+      only?: RegExp
+    }[] = [
       { leaf: { text: 'a\u0000b', int: 1 }, query: 'a%00b', param: null },
       { leaf: { text: 'x', int: 2 ** 53 }, query: '9007199254740992', param: null },
       { leaf: { text: 'x', int: 1 }, query: 'x', param: 'a%00b' },
+      // The calendar's last day, in every string and query value: a range up to it ends past the year 9999.
+      // Only in the date parameters of a query: another parameter's bad value would be answered first.
+      { leaf: { text: '9999-12-31', int: 1 }, query: '9999-12-31', param: null, only: /date|_at\]/ },
     ]
     const failures: string[] = []
     let sent = 0
@@ -80,7 +88,10 @@ describe('malformed input on every operation', async () => {
             (_, name: string) =>
               v.param ?? (name === 'email' ? 'a@x.cz' : name === 'id' ? String(list) : '1'),
           )
-          const qs = query.map((q) => `${q}=${v.query}`).join('&')
+          const qs = query
+            .filter((q) => !v.only || v.only.test(q))
+            .map((q) => `${q}=${v.query}`)
+            .join('&')
           const res = await t.req(method.toUpperCase(), qs ? `${path}?${qs}` : path, {
             ...(schema ? { body: sample(schema, v.leaf) } : {}),
             ...(template.startsWith('/admin') ? { key: ADMIN_KEY } : {}),
@@ -91,7 +102,7 @@ describe('malformed input on every operation', async () => {
       }
     }
     // Every operation was reached (the document lists them all), and none failed.
-    assert.ok(sent >= 3 * 70, `only ${sent} requests`)
+    assert.ok(sent >= variants.length * 70, `only ${sent} requests`)
     assert.deepEqual(failures, [])
   })
 })

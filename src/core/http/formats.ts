@@ -40,6 +40,18 @@ export function parseSqlDateTime(value: string): Date | null {
   return same ? date : null
 }
 
+const DAY_MS = 86_400_000
+/** The last millisecond of 9999: years past it JavaScript writes as `+010000`, which PostgreSQL does not read. */
+const LAST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+
+/**
+ * The midnight after `day`: the exclusive end of a range that takes in the whole day. After 9999-12-31, that
+ * day's last millisecond (a range "up to 9999-12-31" answered 500 when the bound reached the database).
+ */
+export function dayAfter(day: Date): Date {
+  return new Date(Math.min(day.getTime() + DAY_MS, LAST_MS))
+}
+
 /** Midnight UTC of a `YYYY-MM-DD` day, or null when it is no calendar day. */
 export function parseDay(value: string): Date | null {
   return DAY.test(value) ? parseSqlDateTime(`${value} 00:00:00`) : null

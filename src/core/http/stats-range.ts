@@ -1,5 +1,5 @@
 import { FieldErrorBag } from './errors.js'
-import { parseDay } from './formats.js'
+import { dayAfter, parseDay } from './formats.js'
 
 /** A statistics period: `from` inclusive, `to` exclusive (the midnight after the last day asked for). */
 export interface StatsRange {
@@ -7,7 +7,6 @@ export interface StatsRange {
   to?: Date
 }
 
-const DAY_MS = 86_400_000
 /** The same calendar day one year before `now` (UTC); 29 February falls back to 1 March. */
 function oneYearBefore(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear() - 1, now.getUTCMonth(), now.getUTCDate()))
@@ -39,7 +38,7 @@ export function parseStatsRange(
   bag.throwIfAny()
   return {
     ...(from ? { from } : {}),
-    ...(to ? { to: new Date(to.getTime() + DAY_MS) } : {}),
+    ...(to ? { to: dayAfter(to) } : {}),
   }
 }
 

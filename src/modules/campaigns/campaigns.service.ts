@@ -3,7 +3,7 @@ import { toPage } from '../../core/db/pagination.js'
 import { fieldError, FieldErrorBag } from '../../core/http/errors.js'
 import { trackingLinks } from '../tracking/index.js'
 import { readCampaignDetailStats } from './campaign-stats.service.js'
-import { parseDay } from '../../core/http/formats.js'
+import { dayAfter, parseDay } from '../../core/http/formats.js'
 import { campaignValues } from './campaigns.input.js'
 import * as repo from './campaigns.repo.js'
 import { requireCampaign } from './require-campaign.js'
@@ -20,7 +20,6 @@ import type { CampaignStatus } from './campaigns.table.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'linkSecret'>
 
-const DAY_MS = 86_400_000
 const NOT_EDITABLE = 'The campaign can be changed only while it is a draft (0) or scheduled (7).'
 const KEEPS_SCHEDULE =
   'A scheduled campaign keeps its scheduled_at; DELETE /campaigns/{id}/schedule unschedules it.'
@@ -56,11 +55,11 @@ function listFilter(query: CampaignListQueryT): repo.CampaignFilter {
   if (id !== undefined) filter.id = id
   if (updated) {
     filter.changedFrom = updated
-    filter.changedBefore = new Date(updated.getTime() + DAY_MS)
+    filter.changedBefore = dayAfter(updated)
   }
   // Both ends inclusive: date_to covers its whole day.
   if (from) filter.sentFrom = from
-  if (to) filter.sentBefore = new Date(to.getTime() + DAY_MS)
+  if (to) filter.sentBefore = dayAfter(to)
   return filter
 }
 

@@ -3,7 +3,7 @@ import type { Executor } from '../../core/db/client.js'
 import { lastPage, toPage } from '../../core/db/pagination.js'
 import { normalizeEmail } from '../../core/http/email.js'
 import { FieldErrorBag, fieldError, notFound } from '../../core/http/errors.js'
-import { parseDay, sqlDateTime } from '../../core/http/formats.js'
+import { dayAfter, parseDay, sqlDateTime } from '../../core/http/formats.js'
 import { emitSignal } from '../signals/index.js'
 import { parseTimestamp, toPurchase, type PurchaseValues } from './transactions.input.js'
 import * as repo from './transactions.repo.js'
@@ -86,7 +86,7 @@ async function withItems(ctx: Ctx, rows: repo.TransactionRow[]): Promise<Transac
 function dateBound(value: string | undefined, field: string, end: boolean): Date | undefined {
   if (value === undefined || value.trim() === '') return undefined
   const day = parseDay(value.trim())
-  if (day) return end ? new Date(day.getTime() + 86_400_000) : day
+  if (day) return end ? dayAfter(day) : day
   const at = parseTimestamp(value, new Date(0))
   if (!at) throw fieldError(field, `The ${field} must be a date (YYYY-MM-DD) or a date-time.`)
   return end ? new Date(at.getTime() + 1000) : at

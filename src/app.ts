@@ -13,6 +13,7 @@ import { HttpError } from './core/http/errors.js'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './core/http/json-depth.js'
 import { loggablePath } from './core/http/log-path.js'
 import { noteBodyText, rejectNulCharacters } from './core/http/nul-characters.js'
+import { mayHoldLoneSurrogate, replaceLoneSurrogates } from './core/http/lone-surrogates.js'
 import { sha256Hex } from './core/ids.js'
 import { modules, createAccountService, registerIdempotency } from './modules/index.js'
 
@@ -75,7 +76,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       const message = `The request body is nested too deeply (more than ${MAX_JSON_DEPTH} levels).`
       return done(new HttpError(400, { message }), undefined)
     }
-    done(null, parsed)
+    done(null, mayHoldLoneSurrogate(text) ? replaceLoneSurrogates(parsed) : parsed)
   })
 
   rejectNulCharacters(app)

@@ -50,7 +50,7 @@ function sample(schema: Schema | undefined, leaf: { text: string; int: number },
  * Contract §1: bad input is answered in the contract's shapes, never with a 500. Every operation of the
  * OpenAPI document gets a body (and query) with a NUL character in every string, which PostgreSQL cannot
  * store, one with integers past every integer column, on an existing record's path and on a path with a NUL
- * in it, and one with the date 9999-12-31 everywhere. (Sending malformed input to every operation once found sixteen 500s; this keeps them found.)
+ * in it, one with a lone UTF-16 surrogate everywhere, and one with the date 9999-12-31. (Sending malformed input to every operation once found sixteen 500s; this keeps them found.)
  * Nothing leaves the machine: the worker does not run, DNS goes to a local server, and no value is a URL.
  */
 describe('malformed input on every operation', async () => {
@@ -72,6 +72,8 @@ describe('malformed input on every operation', async () => {
       { leaf: { text: 'a\u0000b', int: 1 }, query: 'a%00b', param: null },
       { leaf: { text: 'x', int: 2 ** 53 }, query: '9007199254740992', param: null },
       { leaf: { text: 'x', int: 1 }, query: 'x', param: 'a%00b' },
+      // A lone surrogate, which JSON.stringify writes as its escape; in the query and path, its bytes.
+      { leaf: { text: 'a\ud800b', int: 1 }, query: 'a%ED%A0%80b', param: 'a%ED%A0%80b' },
       // The calendar's last day, in every string and query value: a range up to it ends past the year 9999.
       // Only in the date parameters of a query: another parameter's bad value would be answered first.
       { leaf: { text: '9999-12-31', int: 1 }, query: '9999-12-31', param: null, only: /date|_at\]/ },

@@ -14,6 +14,7 @@ import { MAX_JSON_DEPTH, nestedDeeperThan } from './core/http/json-depth.js'
 import { loggablePath } from './core/http/log-path.js'
 import { noteBodyText, rejectNulCharacters } from './core/http/nul-characters.js'
 import { mayHoldLoneSurrogate, replaceLoneSurrogates } from './core/http/lone-surrogates.js'
+import { lazyCompilers } from './core/http/lazy-compilers.js'
 import { sha256Hex } from './core/ids.js'
 import { modules, createAccountService, registerIdempotency } from './modules/index.js'
 
@@ -31,6 +32,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     // allowUnionTypes: a type list (`type: ['number', 'string', 'null']`, purchase amounts) is valid JSON Schema;
     // without it Ajv's strict mode logs a warning for each such schema at every start.
+    schemaController: { compilersFactory: lazyCompilers },
     ajv: {
       customOptions: {
         allErrors: true,

@@ -19,13 +19,31 @@ interface Validate {
  * slow 2-core machine (profiled), paid again by every test file, while a test file or a process calls a few
  * routes. The compiled function is kept, so only a route's first request pays (a few milliseconds).
  */
+/**
+ * Compilations not yet done, so that a test can do them all (compileAllSchemas): a schema that does not compile
+ * would otherwise surface only at its route's first request, where it used to stop the start.
+ */
+const pending = new Set<() => void>()
+
+/** Compiles every route schema not compiled yet; returns how many there were. */
+export function compileAllSchemas(): number {
+  const all = [...pending]
+  for (const compileNow of all) compileNow()
+  return all.length
+}
+
 export const lazyCompilers: Factories = {
   buildValidator: ((externalSchemas, options) => {
     const compile = AjvCompiler()(externalSchemas, options)
     return (route) => {
       let compiled: Validate | undefined
+      const compileNow = () => {
+        pending.delete(compileNow)
+        return (compiled ??= compile(route) as Validate)
+      }
+      pending.add(compileNow)
       const validate: Validate = (data) => {
-        compiled ??= compile(route) as Validate
+        compiled ??= compileNow()
         const ok = compiled(data)
         // Fastify reads the reasons from the function it was given.
         validate.errors = compiled.errors
@@ -38,7 +56,12 @@ export const lazyCompilers: Factories = {
     const compile = SerializerSelector()(externalSchemas, options)
     return (route) => {
       let compiled: ((doc: unknown) => string) | undefined
-      return (doc: unknown) => (compiled ??= compile(route))(doc)
+      const compileNow = () => {
+        pending.delete(compileNow)
+        return (compiled ??= compile(route))
+      }
+      pending.add(compileNow)
+      return (doc: unknown) => (compiled ?? compileNow())(doc)
     }
   }) as SerializerFactory,
 }

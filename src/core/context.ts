@@ -1,7 +1,7 @@
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pino, { type Logger } from 'pino'
-import pretty from 'pino-pretty'
 import type { Config } from './config.js'
 import { systemClock, type Clock } from './clock.js'
 import { openDatabase, type Db, type DbHandle } from './db/client.js'
@@ -44,7 +44,8 @@ export interface ContextOverrides {
 /**
  * JSON lines (for log collectors) unless a person is watching: on a terminal the lines are pretty-printed.
  * pino-pretty runs as a plain stream on this thread, not as a pino transport: a transport is a worker that
- * loads its target by name, which a process run through tsx would have to resolve again.
+ * loads its target by name, which a process run through tsx would have to resolve again. It loads only then
+ * (synchronously, hence require): the log of a service or a test is no terminal.
  */
 export function createLogger(
   config: Config,
@@ -57,6 +58,7 @@ export function createLogger(
   }
   const destination = out.destination ?? process.stdout
   if (!(out.tty ?? process.stdout.isTTY === true)) return pino(options, destination)
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty')
   const prettyStream = pretty({
     destination,
     colorize: out.destination === undefined,

@@ -1,4 +1,15 @@
-import juice from 'juice'
+import { createRequire } from 'node:module'
+
+type Juice = typeof import('juice')
+
+/**
+ * juice, with cheerio, parse5, undici and web-resource-inliner (some 200 files), loads with the first template
+ * that has a <style> block, not at start: it cost every process and signing thread 0.1-0.2 s of start-up and
+ * its memory, most of which never inline a stylesheet. Synchronously (inlineCss is called while rendering),
+ * hence require.
+ */
+let juice: Juice | undefined
+const load = createRequire(import.meta.url)
 
 /**
  * Moves <style> rules onto the elements (mail clients drop <style> blocks); done once per template, before
@@ -7,5 +18,6 @@ import juice from 'juice'
  */
 export function inlineCss(html: string): string {
   if (!/<style[\s>]/i.test(html)) return html
+  juice ??= load('juice') as Juice
   return juice(html, { preserveMediaQueries: true, removeStyleTags: true, applyWidthAttributes: true })
 }

@@ -1,4 +1,4 @@
-import { simpleParser, type Attachment, type ParsedMail } from 'mailparser'
+import type { Attachment, ParsedMail } from 'mailparser'
 import { hasAutoReplyHeaders, hasAutoReplySubject } from './auto-reply.js'
 import { classifyRecipient, pickRecipient, readDeliveryStatus } from './delivery-status.js'
 import { classifyFeedback, readFeedbackReport } from './feedback-report.js'
@@ -46,6 +46,9 @@ const ORIGINAL = new Set([
 export async function classifyInbound(raw: Buffer | string): Promise<InboundReport> {
   let parsed: ParsedMail
   try {
+    // Loaded with the first inbound mail, not at start: most processes never see one, and mailparser (with
+    // its charset tables) cost every start 0.1-0.2 s.
+    const { simpleParser } = await import('mailparser')
     parsed = await simpleParser(raw, {
       // Report parts as attachments with their raw bytes. By default mailparser folds delivery-status into
       // the text, and parses an inline message/rfc822 (as Microsoft JMRP sends it) into the text too,

@@ -46,7 +46,10 @@ export function createMailSigner(threads: number): MailSigner {
   const filename = new URL(compiled ? './sign.worker.js' : './sign.worker.ts', import.meta.url).href
   const pool = new Piscina<SignTask, SignedMessage[]>({
     filename,
-    minThreads: threads,
+    // Started with the first mail to sign, and ended after a minute without any (idleTimeout): a process that
+    // sends nothing (an API process beside separate workers, most test files) never pays a thread's start-up,
+    // some 0.3 s of a core each loading the mail code, nor holds its heap. A burst starts them all at once.
+    minThreads: 0,
     maxThreads: threads,
     // Compiled: the process's own profiling flags (so `--cpu-prof` profiles the threads too); from the sources,
     // tsx's loader.

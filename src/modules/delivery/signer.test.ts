@@ -40,6 +40,22 @@ describe('signing threads', () => {
   })
 })
 
+describe('a signer', () => {
+  it('starts its threads with the first task, not when it is made', async () => {
+    const threads = () => fs.readdirSync('/proc/self/task').length
+    const before = threads()
+    const signer = createMailSigner(2)
+    try {
+      // new Worker starts its OS thread at once: a pool that started threads would show them here.
+      assert.equal(threads(), before, 'no thread started by making the signer')
+      assert.deepEqual(await signer.sign({ kind: 'body', slices: [] }), [])
+      assert.ok(threads() > before, `a thread after the first task: ${threads()} against ${before}`)
+    } finally {
+      await signer.close()
+    }
+  })
+})
+
 describe('the flags signing threads start with', () => {
   it("keep the profilers' flags and drop V8's, which a worker thread refuses", async () => {
     const flags = threadFlags([

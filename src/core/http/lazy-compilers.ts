@@ -21,13 +21,23 @@ interface Validate {
  */
 /**
  * Compilations not yet done, so that a test can do them all (compileAllSchemas): a schema that does not compile
- * would otherwise surface only at its route's first request, where it used to stop the start.
+ * would otherwise surface only at its route's first request, where it used to stop the start. Held weakly: a
+ * test file builds several apps in one process, and an app closed and dropped takes its routes' compilers (each
+ * route's closure holds the app's Ajv) with it.
  */
-const pending = new Set<() => void>()
+const pending = new Set<WeakRef<() => void>>()
 
-/** Compiles every route schema not compiled yet; returns how many there were. */
+/** Remembers a compilation until it is done; returns what it calls, once done, to be forgotten. */
+function remember(compileNow: () => void): () => void {
+  const ref = new WeakRef(compileNow)
+  pending.add(ref)
+  return () => pending.delete(ref)
+}
+
+/** Compiles every route schema not compiled yet, of the apps still alive; returns how many there were. */
 export function compileAllSchemas(): number {
-  const all = [...pending]
+  const all = [...pending].flatMap((ref) => ref.deref() ?? [])
+  pending.clear()
   for (const compileNow of all) compileNow()
   return all.length
 }
@@ -38,10 +48,10 @@ export const lazyCompilers: Factories = {
     return (route) => {
       let compiled: Validate | undefined
       const compileNow = () => {
-        pending.delete(compileNow)
+        forget()
         return (compiled ??= compile(route) as Validate)
       }
-      pending.add(compileNow)
+      const forget = remember(compileNow)
       const validate: Validate = (data) => {
         compiled ??= compileNow()
         const ok = compiled(data)
@@ -57,10 +67,10 @@ export const lazyCompilers: Factories = {
     return (route) => {
       let compiled: ((doc: unknown) => string) | undefined
       const compileNow = () => {
-        pending.delete(compileNow)
+        forget()
         return (compiled ??= compile(route))
       }
-      pending.add(compileNow)
+      const forget = remember(compileNow)
       return (doc: unknown) => (compiled ?? compileNow())(doc)
     }
   }) as SerializerFactory,

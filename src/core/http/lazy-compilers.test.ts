@@ -1,5 +1,9 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { buildApp } from '../../app.js'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { compileAllSchemas } from './lazy-compilers.js'
 
@@ -12,6 +16,22 @@ describe('route schemas compiled on first use', async () => {
     const count = compileAllSchemas()
     assert.ok(count > 500, `only ${count}`)
     assert.equal(compileAllSchemas(), 0)
+  })
+
+  it("of an app closed and dropped are not kept: its routes' compilers go with it", async () => {
+    assert.equal(compileAllSchemas(), 0, 'none pending before')
+    let other: Awaited<ReturnType<typeof buildApp>> | undefined = await buildApp(t.ctx)
+    await other.ready()
+    await other.close()
+    other = undefined
+    // A WeakRef's target lives at least until the turn that made it ends; then a full collection.
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    for (let i = 0; i < 3; i++) {
+      await nextTurn()
+      gc()
+    }
+    assert.equal(compileAllSchemas(), 0, 'nothing of the dropped app left to compile')
   })
 
   it('validate and serialize as before', async () => {

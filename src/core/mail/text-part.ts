@@ -1,19 +1,31 @@
-import { compile } from 'html-to-text'
+import { createRequire } from 'node:module'
 
-// Compiled once: campaign sending derives a text part per message when a template has none.
-const convert = compile({
-  wordwrap: 78,
-  selectors: [
-    { selector: 'img', format: 'skip' },
-    { selector: 'a', options: { hideLinkHrefIfSameAsText: true, linkBrackets: ['(', ')'] } },
-    { selector: 'h1', options: { uppercase: false } },
-    { selector: 'h2', options: { uppercase: false } },
-    { selector: 'h3', options: { uppercase: false } },
-    { selector: 'table', format: 'dataTable' },
-  ],
-})
+type HtmlToText = typeof import('html-to-text')
+
+/**
+ * Compiled once, on first use: campaign sending derives a text part per message when a template has none. Loaded
+ * then too (synchronously, hence require): html-to-text and its HTML parser are some 70 files that a process
+ * answering API calls, and most test files, never need.
+ */
+let convert: ((html: string) => string) | undefined
+
+function converter(): (html: string) => string {
+  const { compile } = createRequire(import.meta.url)('html-to-text') as HtmlToText
+  return compile({
+    wordwrap: 78,
+    selectors: [
+      { selector: 'img', format: 'skip' },
+      { selector: 'a', options: { hideLinkHrefIfSameAsText: true, linkBrackets: ['(', ')'] } },
+      { selector: 'h1', options: { uppercase: false } },
+      { selector: 'h2', options: { uppercase: false } },
+      { selector: 'h3', options: { uppercase: false } },
+      { selector: 'table', format: 'dataTable' },
+    ],
+  })
+}
 
 /** The text/plain alternative of an HTML mail. */
 export function htmlToTextPart(html: string): string {
+  convert ??= converter()
   return convert(html).trim()
 }

@@ -1,10 +1,10 @@
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pino, { type Logger } from 'pino'
 import type { Config } from './config.js'
 import { systemClock, type Clock } from './clock.js'
 import { openDatabase, type Db, type DbHandle } from './db/client.js'
+import { loadOnFirstUse } from './load-on-first-use.js'
 import { loadInstanceSecret } from './db/instance.js'
 import { createJobQueue, type JobQueue } from './jobs/queue.js'
 import type { Mailer } from './mail/mailer.js'
@@ -41,12 +41,15 @@ export interface ContextOverrides {
   log?: Logger
 }
 
+// Loaded for a terminal only: the log of a service or a test is none.
+const pinoPretty = loadOnFirstUse<typeof import('pino-pretty')>('pino-pretty')
+
 /**
  * JSON lines (for log collectors) unless a person is watching: on a terminal the lines are pretty-printed.
  * pino-pretty runs as a plain stream on this thread, not as a pino transport: a transport is a worker that
- * loads its target by name, which a process run through tsx would have to resolve again. It loads only then
- * (synchronously, hence require): the log of a service or a test is no terminal.
+ * loads its target by name, which a process run through tsx would have to resolve again.
  */
+
 export function createLogger(
   config: Config,
   out: { tty?: boolean; destination?: NodeJS.WritableStream } = {},
@@ -58,8 +61,7 @@ export function createLogger(
   }
   const destination = out.destination ?? process.stdout
   if (!(out.tty ?? process.stdout.isTTY === true)) return pino(options, destination)
-  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty')
-  const prettyStream = pretty({
+  const prettyStream = pinoPretty()({
     destination,
     colorize: out.destination === undefined,
     translateTime: 'SYS:HH:MM:ss.l',

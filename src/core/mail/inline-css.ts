@@ -1,15 +1,11 @@
-import { createRequire } from 'node:module'
-
-type Juice = typeof import('juice')
+import { loadOnFirstUse } from '../load-on-first-use.js'
 
 /**
  * juice, with cheerio, parse5, undici and web-resource-inliner (some 200 files), loads with the first template
  * that has a <style> block, not at start: it cost every process and signing thread 0.1-0.2 s of start-up and
- * its memory, most of which never inline a stylesheet. Synchronously (inlineCss is called while rendering),
- * hence require.
+ * its memory, most of which never inline a stylesheet.
  */
-let juice: Juice | undefined
-const load = createRequire(import.meta.url)
+const juice = loadOnFirstUse<typeof import('juice')>('juice')
 
 /**
  * Moves <style> rules onto the elements (mail clients drop <style> blocks); done once per template, before
@@ -18,6 +14,5 @@ const load = createRequire(import.meta.url)
  */
 export function inlineCss(html: string): string {
   if (!/<style[\s>]/i.test(html)) return html
-  juice ??= load('juice') as Juice
-  return juice(html, { preserveMediaQueries: true, removeStyleTags: true, applyWidthAttributes: true })
+  return juice()(html, { preserveMediaQueries: true, removeStyleTags: true, applyWidthAttributes: true })
 }

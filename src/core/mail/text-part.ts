@@ -1,17 +1,16 @@
-import { createRequire } from 'node:module'
+import { loadOnFirstUse } from '../load-on-first-use.js'
 
-type HtmlToText = typeof import('html-to-text')
+const htmlToText = loadOnFirstUse<typeof import('html-to-text')>('html-to-text')
 
 /**
  * Compiled once, on first use: campaign sending derives a text part per message when a template has none. Loaded
- * then too (synchronously, hence require): html-to-text and its HTML parser are some 70 files that a process
- * answering API calls, and most test files, never need.
+ * then too: html-to-text and its HTML parser are some 70 files that a process answering API calls, and most test
+ * files, never need.
  */
 let convert: ((html: string) => string) | undefined
 
 function converter(): (html: string) => string {
-  const { compile } = createRequire(import.meta.url)('html-to-text') as HtmlToText
-  return compile({
+  return htmlToText().compile({
     wordwrap: 78,
     selectors: [
       { selector: 'img', format: 'skip' },

@@ -23,6 +23,12 @@ export async function withSecondConnection(
   const watcher = new pg.Client({ connectionString: t.db.url })
   await other.connect()
   await watcher.connect()
+  // The deadlock tests make the app's statement wait first and this connection second, and expect PostgreSQL to
+  // abort the app's side (which must then run again): the waiter whose deadlock_timeout runs out first finds the
+  // cycle and is aborted. With a few milliseconds between the two waits, a loaded machine could run this side's
+  // check first (seen once in CI). Here it runs only after a minute, so the app's side is always the one found.
+  // Setting it needs a superuser (as the tests' server has); where refused, the timing alone decides, as before.
+  await other.query(`SET deadlock_timeout = '60s'`).catch(() => undefined)
   const untilLockWait = async () => {
     for (let i = 0; i < 200; i++) {
       const w = await watcher.query(

@@ -1,4 +1,4 @@
-import { loadOnFirstUse } from '../load-on-first-use.js'
+import { loadOnFirstUse, onFirstUse } from '../load-on-first-use.js'
 
 const htmlToText = loadOnFirstUse<typeof import('html-to-text')>('html-to-text')
 
@@ -7,10 +7,8 @@ const htmlToText = loadOnFirstUse<typeof import('html-to-text')>('html-to-text')
  * then too: html-to-text and its HTML parser are some 70 files that a process answering API calls, and most test
  * files, never need.
  */
-let convert: ((html: string) => string) | undefined
-
-function converter(): (html: string) => string {
-  return htmlToText().compile({
+const convert = onFirstUse(() =>
+  htmlToText().compile({
     wordwrap: 78,
     selectors: [
       { selector: 'img', format: 'skip' },
@@ -20,11 +18,10 @@ function converter(): (html: string) => string {
       { selector: 'h3', options: { uppercase: false } },
       { selector: 'table', format: 'dataTable' },
     ],
-  })
-}
+  }),
+)
 
 /** The text/plain alternative of an HTML mail. */
 export function htmlToTextPart(html: string): string {
-  convert ??= converter()
-  return convert(html).trim()
+  return convert()(html).trim()
 }

@@ -41,6 +41,16 @@ describe('signing threads', () => {
 })
 
 describe('a signer', () => {
+  /** Threads of this process at a signing thread's nice value (see the test above): the signing threads. */
+  const signingThreads = () => {
+    const values = threadNiceValues()
+    const lower = Math.min(19, values[0]! + 10)
+    return values.filter((n) => n === lower).length
+  }
+  const until = async (done: () => boolean) => {
+    for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setTimeout(r, 50))
+  }
+
   it('starts its threads with the first task, not when it is made', async () => {
     const threads = () => fs.readdirSync('/proc/self/task').length
     const before = threads()
@@ -48,8 +58,26 @@ describe('a signer', () => {
     try {
       // new Worker starts its OS thread at once: a pool that started threads would show them here.
       assert.equal(threads(), before, 'no thread started by making the signer')
+      assert.equal(signingThreads(), 0)
       assert.deepEqual(await signer.sign({ kind: 'body', slices: [] }), [])
-      assert.ok(threads() > before, `a thread after the first task: ${threads()} against ${before}`)
+      assert.ok(
+        signingThreads() >= 1,
+        `a signing thread after the first task: ${threadNiceValues().join(' ')}`,
+      )
+    } finally {
+      await signer.close()
+    }
+  })
+
+  it('ends its threads when they have waited idleMs for work, and starts them again with the next task', async () => {
+    const signer = createMailSigner(2, { idleMs: 200 })
+    try {
+      assert.deepEqual(await signer.sign({ kind: 'body', slices: [] }), [])
+      assert.ok(signingThreads() >= 1, 'a signing thread after the task')
+      await until(() => signingThreads() === 0)
+      assert.equal(signingThreads(), 0, `no signing thread left: ${threadNiceValues().join(' ')}`)
+      assert.deepEqual(await signer.sign({ kind: 'body', slices: [] }), [])
+      assert.ok(signingThreads() >= 1, 'a signing thread again with the next task')
     } finally {
       await signer.close()
     }

@@ -38,7 +38,10 @@ export function threadFlags(flags: string[]): string[] {
   return flags.filter((f) => /^--(cpu-prof|heap-prof|enable-source-maps)/.test(f))
 }
 
-export function createMailSigner(threads: number): MailSigner {
+/** How long a signing thread waits for work before it ends (it starts again with the next task). */
+const SIGN_THREAD_IDLE_MS = 60_000
+
+export function createMailSigner(threads: number, opts: { idleMs?: number } = {}): MailSigner {
   if (threads <= 0) return { sign: signMessages, close: async () => undefined }
   // Compiled (dist/, what `npm start` runs): the worker is JavaScript beside this file and a thread loads it
   // as it is. From the sources (tests, through tsx): TypeScript, which a thread loads through tsx of its own.
@@ -54,7 +57,7 @@ export function createMailSigner(threads: number): MailSigner {
     // Compiled: the process's own profiling flags (so `--cpu-prof` profiles the threads too); from the sources,
     // tsx's loader.
     execArgv: compiled ? threadFlags(process.execArgv) : ['--import', 'tsx'],
-    idleTimeout: 60_000,
+    idleTimeout: opts.idleMs ?? SIGN_THREAD_IDLE_MS,
     // Bounded (issue 11: RSS), but not so small that sweeping becomes a large part of the thread's work.
     resourceLimits: { maxYoungGenerationSizeMb: SIGN_THREAD_YOUNG_MB },
   })

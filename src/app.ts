@@ -9,6 +9,7 @@ import type { ApiApp } from './core/http/app-types.js'
 import { keyAuth } from './core/http/auth.js'
 import { AuthFailureLimiter } from './core/http/auth-failures.js'
 import { errorHandler } from './core/http/error-handler.js'
+import { finiteNumbers } from './core/http/finite-numbers.js'
 import { HttpError } from './core/http/errors.js'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './core/http/json-depth.js'
 import { loggablePath } from './core/http/log-path.js'
@@ -40,6 +41,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         removeAdditional: false,
         allowUnionTypes: true,
       },
+      plugins: [finiteNumbers],
     },
     // Bad percent-encoding (400) and over-long path parameters (414) fail before routing, where no hook runs and
     // Fastify would answer in its own shape: write `{message}` here, as a Buffer so no charset is appended.

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { isForeignKeyViolation, missingReferenceTable } from '../db/errors.js'
 import { HttpError, type FieldErrors } from './errors.js'
+import { FINITE_KEYWORD } from './finite-numbers.js'
 import { loggablePath } from './log-path.js'
 
 interface AjvIssue {
@@ -51,6 +52,8 @@ function messageFor(field: string, issue: AjvIssue): string {
       return `The selected ${name} is invalid.`
     case 'pattern':
       return `The ${name} format is invalid.`
+    case FINITE_KEYWORD:
+      return `The ${name} must be a number.`
     default:
       return `The ${name} ${issue.message ?? 'is invalid'}.`
   }

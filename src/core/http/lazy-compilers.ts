@@ -1,6 +1,7 @@
 import AjvCompiler from '@fastify/ajv-compiler'
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 import type { FastifyServerOptions } from 'fastify'
+import { withFiniteNumbers } from './finite-numbers.js'
 
 type Factories = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>
 type ValidatorFactory = NonNullable<Factories['buildValidator']>
@@ -49,7 +50,8 @@ export const lazyCompilers: Factories = {
       let compiled: Validate | undefined
       const compileNow = () => {
         forget()
-        return (compiled ??= compile(route) as Validate)
+        // Every number and integer schema refuses ±Infinity, which Ajv's coercion lets through (finite-numbers.ts).
+        return (compiled ??= compile({ ...route, schema: withFiniteNumbers(route.schema) }) as Validate)
       }
       const forget = remember(compileNow)
       const validate: Validate = (data) => {

@@ -196,6 +196,42 @@ describe('wire rules: request and response format', async () => {
     assert.equal(({} as Record<string, unknown>).polluted, undefined)
   })
 
+  it('refuses numbers that are not finite: 422 in a query or body, 404 as a path id, never a 500', async () => {
+    // Ajv coerced `1e400` and `Infinity` to ±Infinity and passed them on past minimum and maximum (finite-numbers.ts).
+    for (const value of ['1e400', 'Infinity', '-Infinity', '-1e400']) {
+      for (const path of [
+        `/tracker/transaction?page=${value}`,
+        `/tracker/transaction?per_page=${value}`,
+        `/campaigns?page=${value}`,
+      ]) {
+        const res = await t.req('GET', path)
+        assertJson(res, 422)
+        const field = path.includes('per_page') ? 'per_page' : 'page'
+        assert.deepEqual(res.body.errors, { [field]: [`The ${field} must be a number.`] }, path)
+      }
+      assertMessage(await t.req('GET', `/lists/${value}`), 404)
+      assertMessage(await t.req('GET', `/campaigns/${value}`), 404)
+    }
+    const coupons = await t.req('POST', '/coupons/import', { body: { folderId: 'Infinity', codes: ['A'] } })
+    assertJson(coupons, 422)
+    assert.deepEqual(Object.keys(coupons.body.errors), ['folderId'])
+    const send = await t.req('POST', '/transactional/send-template', {
+      body: {
+        message: {
+          template_id: '1e400',
+          subject: 's',
+          from_name: 'S',
+          from_email: 's@x.cz',
+          to: [{ email: 'a@x.cz' }],
+        },
+      },
+    })
+    assertJson(send, 422)
+    assert.deepEqual(send.body.errors['message.template_id'], ['The template_id must be a number.'])
+    // Finite values in range are as before.
+    assertJson(await t.req('GET', '/tracker/transaction?page=1e0&per_page=5'), 200)
+  })
+
   it('answers field errors with 422 {errors:{field:[...]}}', async () => {
     const res = await t.req('POST', '/lists', {
       body: { name: 7, from_email: 'nope', double_optin: 'maybe' },

@@ -11,8 +11,9 @@ describe('withFiniteNumbers', () => {
     ids: Type.Array(Type.Integer()),
     nested: Type.Object({ at: Type.Integer(), name: Type.String() }),
     kind: Type.Literal(3),
-    // A property named like a keyword is a property, not a type.
+    // Properties named like keywords are properties: `type` names no type, `default` holds a schema.
     type: Type.String(),
+    default: Type.Integer(),
   })
 
   it('puts the keyword on every number and integer schema, nested ones too, and on nothing else', () => {
@@ -28,6 +29,7 @@ describe('withFiniteNumbers', () => {
     assert.equal(p.nested.properties.at[FINITE_KEYWORD], true)
     assert.equal(p.nested.properties.name[FINITE_KEYWORD], undefined)
     assert.equal(p.type[FINITE_KEYWORD], undefined)
+    assert.equal(p.default[FINITE_KEYWORD], true)
     assert.equal(marked[FINITE_KEYWORD], undefined)
   })
 

@@ -31,14 +31,21 @@ export const finiteNumbers: AjvPlugin = (ajv) =>
       !schema || typeof data !== 'number' || Number.isFinite(data),
   })
 
-/** Values that are data, not schemas: left as they are. */
+/** Keywords whose values are data, not schemas: left as they are. */
 const DATA_KEYS = new Set(['const', 'enum', 'default', 'examples', 'example'])
+/** Keywords whose values map names to schemas: a property may be called `default` and still be a schema. */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'])
 
 function marked(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(marked)
   if (node === null || typeof node !== 'object') return node
   const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(node)) out[key] = DATA_KEYS.has(key) ? value : marked(value)
+  for (const [key, value] of Object.entries(node)) {
+    if (DATA_KEYS.has(key)) out[key] = value
+    else if (SCHEMA_MAPS.has(key) && value !== null && typeof value === 'object')
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, marked(schema)]))
+    else out[key] = marked(value)
+  }
   const type = (node as { type?: unknown }).type
   const types: unknown[] = Array.isArray(type) ? type : [type]
   if (types.includes('integer') || types.includes('number')) out[FINITE_KEYWORD] = true

@@ -49,7 +49,6 @@ const pinoPretty = loadOnFirstUse<typeof import('pino-pretty')>('pino-pretty')
  * pino-pretty runs as a plain stream on this thread, not as a pino transport: a transport is a worker that
  * loads its target by name, which a process run through tsx would have to resolve again.
  */
-
 export function createLogger(
   config: Config,
   out: { tty?: boolean; destination?: NodeJS.WritableStream } = {},

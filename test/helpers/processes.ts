@@ -348,14 +348,8 @@ export async function httpGet(
   return { status: res.status, body, type: res.headers.get('content-type') }
 }
 
-/** Polls until check() holds; rejects after timeoutMs. */
-export async function waitFor(check: () => boolean, timeoutMs: number, what = 'condition'): Promise<void> {
-  const until = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
+// Where the process tests have always found it; it lives alone so a test that spawns nothing need not load this.
+export { waitFor } from './wait-for.js'
 
 /** A child's exit, or SIGKILL by PID and a rejection after timeoutMs. */
 export async function exitWithin(spawned: SpawnedMain, timeoutMs: number): Promise<Exit> {

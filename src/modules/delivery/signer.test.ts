@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads'
 import type { CampaignContent } from './render.js'
 import type { SignTask } from './sign.worker.js'
 import { createMailSigner, threadFlags } from './signer.js'
+import { waitFor } from '../../../test/helpers/wait-for.js'
 
 /** The nice value of a thread of this process (Linux keeps one per thread; field 19 of its stat), if it runs. */
 function niceOf(tid: string | number): number | undefined {
@@ -57,9 +58,6 @@ describe('a signer', () => {
     const lower = Math.min(19, values[0]! + 10)
     return values.filter((n) => n === lower).length
   }
-  const until = async (done: () => boolean) => {
-    for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setTimeout(r, 50))
-  }
 
   it('starts its threads with the first task, not when it is made', async () => {
     const threads = () => fs.readdirSync('/proc/self/task').length
@@ -84,8 +82,7 @@ describe('a signer', () => {
     try {
       assert.deepEqual(await signer.sign({ kind: 'body', slices: [] }), [])
       assert.ok(signingThreads() >= 1, 'a signing thread after the task')
-      await until(() => signingThreads() === 0)
-      assert.equal(signingThreads(), 0, `no signing thread left: ${threadNiceValues().join(' ')}`)
+      await waitFor(() => signingThreads() === 0, 5000, 'the idle signing threads to end')
       assert.deepEqual(await signer.sign({ kind: 'body', slices: [] }), [])
       assert.ok(signingThreads() >= 1, 'a signing thread again with the next task')
     } finally {

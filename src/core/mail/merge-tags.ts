@@ -63,6 +63,23 @@ function truthy(v: MergeValue): boolean {
   return s !== '' && s !== '0' && s.toLowerCase() !== 'false'
 }
 
+/**
+ * True when every tag of the source inserts one value, escaped in HTML, under a name without blanks: no raw
+ * value, no IF block, no block of HTML (recommendations). Such a template's HTML keeps its structure whatever the
+ * values, and its tags survive a conversion that wraps text at blanks (the text part made once, body-render.ts).
+ */
+export function onlyPlainValueTags(source: string): boolean {
+  for (const m of source.matchAll(TAG_RE)) {
+    if (m[1] !== undefined) return false
+    const body = m[2]!
+    if (/\s/.test(body)) return false
+    const colon = body.indexOf(':')
+    const head = (colon >= 0 ? body.slice(0, colon) : body).toUpperCase()
+    if (head === 'IF' || head === 'ELSE' || head === 'END' || BLOCK_TAGS.has(head.toLowerCase())) return false
+  }
+  return true
+}
+
 export function compileTemplate(source: string): CompiledTemplate {
   const root: Node[] = []
   // Stack of open IF blocks: where their nodes currently go.

@@ -1,13 +1,16 @@
 import type { DkimKey, MailAddress, OutgoingMail } from '../../core/mail/mailer.js'
 import {
   compileTemplate,
+  onlyPlainValueTags,
   renderHeader,
   type CompiledTemplate,
   type MergeData,
   type MergeValue,
 } from '../../core/mail/merge-tags.js'
-import { composeMessage, type ComposedMessage } from '../../core/mail/compose-message.js'
-import { trackingLinks } from '../../core/mail/tracking-links.js'
+import { composeMessage, rewriteLinks, type ComposedMessage } from '../../core/mail/compose-message.js'
+import { htmlToTextPart } from '../../core/mail/text-part.js'
+import { trackingLinks, type TrackingLinks } from '../../core/mail/tracking-links.js'
+import { PLACEHOLDER, PLACEHOLDER_RE } from './render.js'
 
 export interface BodyAttachment {
   name: string
@@ -55,7 +58,26 @@ export interface CompiledBody {
   html: CompiledTemplate | undefined
   text: CompiledTemplate | undefined
   attachments: NonNullable<OutgoingMail['attachments']>
+  /**
+   * A body with HTML and no text whose text part can be made once (textOnce): that text as a template, with
+   * tracked links as placeholders (`tracked`) or as written (`plain`); made on first use.
+   */
+  textFromHtml: { tracked?: CompiledTemplate; plain?: CompiledTemplate } | undefined
 }
+
+/** A merge tag inside markup (`<a href="*|url|*">`): its value can change the HTML's links. */
+const TAG_IN_MARKUP = /<[^>]*\*\|[^>]*>/
+
+/**
+ * Whether a body's text part can be made from its HTML once for all its recipients, as campaigns do, instead of
+ * converting every recipient's HTML (html-to-text was about 5 % of the machine while transactional mail drained,
+ * profiled on issue 11). It can when the values cannot change the HTML's structure or links: only escaped values
+ * (onlyPlainValueTags), none inside markup. Otherwise each message's text is made from its own HTML, as before.
+ * Made once, the text differs from a per-message conversion only in where lines wrap (a value is not wrapped) and
+ * in keeping a value's line breaks.
+ */
+const textOnce = (html: string | null, text: string | null): html is string =>
+  text === null && html !== null && onlyPlainValueTags(html) && !TAG_IN_MARKUP.test(html)
 
 /** Done once per body (and per signing thread): merge tags compiled, attachments decoded. */
 export function compileBody(content: BodyContent): CompiledBody {
@@ -64,12 +86,30 @@ export function compileBody(content: BodyContent): CompiledBody {
     subject: compileTemplate(content.subject),
     html: content.html === null ? undefined : compileTemplate(content.html),
     text: content.text === null ? undefined : compileTemplate(content.text),
+    textFromHtml: textOnce(content.html, content.text) ? {} : undefined,
     attachments: content.attachments.map((a) => ({
       filename: a.name,
       contentType: a.type,
       content: Buffer.from(a.content, 'base64'),
     })),
   }
+}
+
+/**
+ * The text part of a body that textOnce allows, for one recipient: the HTML's text, converted on first use,
+ * with the recipient's values and, when clicks are tracked, the links of their message by the same indices
+ * as composeMessage gives the HTML's (the same links in the same order: the values cannot add or change one).
+ */
+function textFromHtml(c: CompiledBody, r: BodyRecipient, data: MergeData, t: TrackingLinks): string {
+  const made = c.textFromHtml!
+  const html = c.content.html!
+  if (!r.trackClicks) return (made.plain ??= compileTemplate(htmlToTextPart(html))).render(data, 'text')
+  made.tracked ??= compileTemplate(
+    htmlToTextPart(rewriteLinks(html, (i) => `${PLACEHOLDER}${i}`, t.isOwn).html),
+  )
+  return made.tracked
+    .render(data, 'text')
+    .replace(PLACEHOLDER_RE, (_, i: string) => t.click(r.messageId, Number(i)))
 }
 
 const address = (email: string, name?: string): MailAddress =>
@@ -100,7 +140,7 @@ export function renderBodyMail(c: CompiledBody, r: BodyRecipient): ComposedMessa
     bcc: r.bcc.map((a) => address(a)),
     subject: renderHeader(c.subject, data),
     html: c.html?.render(data, 'html'),
-    text: c.text?.render(data, 'text'),
+    text: c.textFromHtml ? textFromHtml(c, r, data, t) : c.text?.render(data, 'text'),
     trackOpens: r.trackOpens,
     trackClicks: r.trackClicks,
     marketing: c.content.marketing,

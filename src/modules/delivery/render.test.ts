@@ -5,6 +5,8 @@ import { dkimResults, testDkimKey } from '../../../test/helpers/dkim.js'
 import { buildRawMessage } from '../../core/mail/raw-message.js'
 import { trackingLinks, withOpenPixel } from '../../core/mail/tracking-links.js'
 import { compileCampaign, renderCampaignHtml, renderCampaignMail, type CampaignContent } from './render.js'
+import { htmlToTextPart } from '../../core/mail/text-part.js'
+import { compileBody, renderBodyMail, type BodyContent, type BodyRecipient } from './body-render.js'
 
 const { dkim, published } = testDkimKey()
 
@@ -65,6 +67,75 @@ describe('campaign mail in pieces', () => {
         (await dkimResults(raw, published)).map((x) => x.status.result),
         ['pass'],
       )
+    }
+  })
+})
+
+describe('body mail: the text part made from the HTML', () => {
+  const body = (html: string): BodyContent => ({
+    bodyId: 9,
+    subject: 'Order *|order|*',
+    fromName: 'Shop',
+    fromEmail: 'orders@shop.example',
+    replyTo: null,
+    html,
+    text: null,
+    attachments: [],
+    marketing: false,
+    bounceDomain: 'shop.example',
+    dkim: undefined,
+    publicUrl: 'https://mail.shop.example',
+    linkSecret: 'secret-of-the-instance-0123456789',
+  })
+  const recipient = (i: number, vars: Record<string, string>, trackClicks = true): BodyRecipient => ({
+    messageId: 700 + i,
+    email: `b${i}@example.cz`,
+    name: '',
+    vars,
+    cc: [],
+    bcc: [],
+    trackOpens: true,
+    trackClicks,
+  })
+  const values = [
+    { name: 'Jana', order: 'A-1', url: 'https://shop.example/a' },
+    { name: '<b>&amp; "x"</b>', order: '', url: 'https://shop.example/b' },
+    { name: 'line\nbreak  and   runs', order: 'x'.repeat(90), url: '' },
+  ]
+  const words = (s: string | undefined) => String(s).replace(/\s+/g, ' ').trim()
+
+  it('is made once per body and reads as each message converted on its own would', () => {
+    const html =
+      '<html><body><h1>Hello *|name|*,</h1>' +
+      `<p>${'your order *|order|* ships today, and here is what happens next. '.repeat(4)}</p>` +
+      '<p><a href="https://shop.example/track?o=1&amp;p=2">Track it</a> or ' +
+      '<a href="https://shop.example/help">https://shop.example/help</a> *|WEBVERSION|*</p></body></html>'
+    const c = compileBody(body(html))
+    assert.ok(c.textFromHtml, 'plain value tags only: the text is made once')
+    values.forEach((vars, i) => {
+      for (const tracked of [true, false]) {
+        const { mail, webHtml } = renderBodyMail(c, recipient(i, vars, tracked))
+        assert.equal(words(mail.text), words(htmlToTextPart(webHtml!)))
+        assert.equal(/\/t\/c\//.test(String(mail.text)), tracked)
+      }
+    })
+    assert.ok(c.textFromHtml.tracked && c.textFromHtml.plain)
+  })
+
+  it('is made per message where values can change the HTML: raw values, IF blocks, tags in links', () => {
+    for (const html of [
+      '<p>Hello {*|name|*}</p>',
+      '<p>*|IF:order|*Order *|order|**|END:IF|* <a href="https://shop.example/">Shop</a></p>',
+      '<p><a href="*|url|*">Your link</a> *|name|*</p>',
+      '<p>Hello *|first name|*</p>',
+      '<p>For you: *|RECOMMEND:1:3|*</p>',
+    ]) {
+      const c = compileBody(body(html))
+      assert.equal(c.textFromHtml, undefined, html)
+      values.forEach((vars, i) => {
+        const { mail, webHtml } = renderBodyMail(c, recipient(i, { ...vars, 'first name': 'F' }))
+        assert.equal(mail.text, htmlToTextPart(webHtml!))
+      })
     }
   })
 })

@@ -31,8 +31,8 @@ export interface CampaignRecipient {
 
 // Tracked links are written into the template once as placeholders on a reserved domain (RFC 2606), which
 // survive merge-tag rendering and the HTML-to-text conversion, and become signed per-recipient URLs last.
-const PLACEHOLDER = 'https://tidings-click.invalid/'
-const PLACEHOLDER_RE = /https:\/\/tidings-click\.invalid\/(\d+)/g
+export const PLACEHOLDER = 'https://tidings-click.invalid/'
+export const PLACEHOLDER_RE = /https:\/\/tidings-click\.invalid\/(\d+)/g
 
 /**
  * The campaign's HTML with CSS inlined and every trackable (http/https) link replaced, and the links by index.

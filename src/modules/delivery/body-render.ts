@@ -76,7 +76,7 @@ const TAG_IN_MARKUP = /<[^>]*\*\|[^>]*>/
  * Made once, the text differs from a per-message conversion only in where lines wrap (a value is not wrapped) and
  * in keeping a value's line breaks.
  */
-const textOnce = (html: string | null, text: string | null): html is string =>
+const textOnce = (html: string | null, text: string | null): boolean =>
   text === null && html !== null && onlyPlainValueTags(html) && !TAG_IN_MARKUP.test(html)
 
 /** Done once per body (and per signing thread): merge tags compiled, attachments decoded. */

@@ -2,7 +2,7 @@ import type { SQL } from 'drizzle-orm'
 import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
 import type { MergeValue } from '../../core/mail/merge-tags.js'
-import type { BodyRecipient } from './body-render.js'
+import type { BodyContent, BodyRecipient } from './body-render.js'
 import { bodyContent, bodyRecipient } from './body-content.js'
 import { findBodies } from './bodies.repo.js'
 import { bodyContentKey, contentKey } from './content-key.js'
@@ -397,6 +397,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       }
     }
     const missing: ClaimedRow[] = []
+    const contents = new Map<string, BodyContent>()
     const bodies = await findBodies(ctx.db, [...byBody.keys()])
     for (const [bodyId, group] of byBody) {
       const body = bodies.get(bodyId)
@@ -429,8 +430,13 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
           })
         continue
       }
-      const content = await bodyContent(ctx, body)
-      const key = bodyContentKey(content)
+      const made = await bodyContent(ctx, body)
+      const key = bodyContentKey(made)
+      // One object per content: a task's slices that share it cross to the thread with one copy of it (a
+      // structured clone writes an object it has written already as a reference), not one per body row, each
+      // with the HTML and the DKIM key, as when a shop's calls of one template were each a row of their own.
+      const content = contents.get(key) ?? made
+      contents.set(key, content)
       const provided = await providedVars(ctx, tagsOf(key, [body.subject, body.html, body.text]), {
         accountId: body.accountId,
         campaignId: 0,

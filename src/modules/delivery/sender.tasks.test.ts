@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { startCampaignSender } from '../../../test/helpers/sender.js'
+import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
+import { sendingDomain } from '../campaigns/campaign-send.test-helpers.js'
+import { signMessages, type SignTask } from './sign.worker.js'
+
+const sink = await startSmtpSink()
+
+describe('sender: what goes to the signing threads', async () => {
+  const t = await startTestApp({ worker: false, config: { smtpUrl: sink.url, sendThreads: 0 } })
+  const shop = await t.createAccount('shop')
+  await sendingDomain(t, shop)
+  const tasks: SignTask[] = []
+  const sender = startCampaignSender(t.ctx, {
+    loop: false,
+    signer: {
+      sign: (task) => {
+        tasks.push(task)
+        return signMessages(task)
+      },
+      close: async () => undefined,
+    },
+  })
+  t.ctx.onClose(() => sender.stop())
+
+  const send = async (to: string, html: string) => {
+    const res = await t.req('POST', '/transactional/send-message', {
+      key: shop.key,
+      body: {
+        message: {
+          subject: 'Your order',
+          from_name: 'Shop',
+          from_email: 'orders@shop.example',
+          html,
+          to: [{ email: to }],
+        },
+      },
+    })
+    assert.equal(res.status, 200, res.text)
+  }
+
+  it('sends calls of one template with one copy of their content', async () => {
+    for (let i = 0; i < 3; i++) await send(`buyer${i}@example.cz`, '<p>Thanks for your order</p>')
+    await send('other@example.cz', '<p>Another mail</p>')
+    assert.equal(await sender.runOnce(), 4)
+    assert.equal(sink.messages.length, 4)
+    const slices = tasks.flatMap((task) => (task.kind === 'body' ? task.slices : []))
+    assert.equal(slices.length, 4, 'one slice per body row')
+    const byKey = new Map<string, unknown>()
+    for (const s of slices) {
+      if (!byKey.has(s.key)) byKey.set(s.key, s.content)
+      assert.equal(s.content, byKey.get(s.key), 'slices of one content share one object')
+    }
+    assert.equal(byKey.size, 2)
+  })
+})

@@ -10,7 +10,7 @@ const sink = await startSmtpSink()
 
 describe('sender: what goes to the signing threads', async () => {
   const t = await startTestApp({ worker: false, config: { smtpUrl: sink.url, sendThreads: 0 } })
-  const shop = await t.createAccount('shop')
+  const shop = await t.createAccount('paid')
   await sendingDomain(t, shop)
   const tasks: SignTask[] = []
   const sender = startCampaignSender(t.ctx, {

@@ -113,7 +113,11 @@ async function runToExit(argv: string[], env: NodeJS.ProcessEnv, timeoutMs: numb
   let stderr = ''
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()))
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
-  const exit = await waitForExit(child)
+  // 'close', not 'exit': at 'exit' the pipes may still hold what the child wrote last (a CLI run in CI once
+  // came back with its exit code and an empty stderr, its usage message unread).
+  const exit = await new Promise<Exit>((resolve) =>
+    child.once('close', (code: number | null, signal: NodeJS.Signals | null) => resolve({ code, signal })),
+  )
   return { ...exit, stdout, stderr }
 }
 

@@ -89,14 +89,15 @@ function track(child: ChildProcess): void {
   child.once('exit', () => running.delete(child))
 }
 
-function waitForExit(child: ChildProcess): Promise<Exit> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      resolve({ code: child.exitCode, signal: child.signalCode })
-      return
-    }
-    child.once('exit', (code, signal) => resolve({ code, signal }))
-  })
+/**
+ * The child's exit, once its pipes are drained too: 'close', not 'exit', at which the pipes may still hold what
+ * the child wrote last (a CLI run in CI once came back with its exit code and an empty stderr, its usage message
+ * unread). Called right after spawn, so the event cannot have passed.
+ */
+function closed(child: ChildProcess): Promise<Exit> {
+  return new Promise((resolve) =>
+    child.once('close', (code: number | null, signal: NodeJS.Signals | null) => resolve({ code, signal })),
+  )
 }
 
 /** Runs `node <argv>` in the repository to its exit; SIGKILL after timeoutMs. */
@@ -113,11 +114,7 @@ async function runToExit(argv: string[], env: NodeJS.ProcessEnv, timeoutMs: numb
   let stderr = ''
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()))
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
-  // 'close', not 'exit': at 'exit' the pipes may still hold what the child wrote last (a CLI run in CI once
-  // came back with its exit code and an empty stderr, its usage message unread).
-  const exit = await new Promise<Exit>((resolve) =>
-    child.once('close', (code: number | null, signal: NodeJS.Signals | null) => resolve({ code, signal })),
-  )
+  const exit = await closed(child)
   return { ...exit, stdout, stderr }
 }
 
@@ -242,7 +239,7 @@ export function spawnMain(env: Record<string, string | undefined>, argv = FROM_S
   let stderr = ''
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()))
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
-  return { child, stdout: () => stdout, stderr: () => stderr, exited: waitForExit(child) }
+  return { child, stdout: () => stdout, stderr: () => stderr, exited: closed(child) }
 }
 
 /** Sends a signal to a child by its PID (nothing when it has exited). */

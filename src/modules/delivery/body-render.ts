@@ -7,10 +7,10 @@ import {
   type MergeData,
   type MergeValue,
 } from '../../core/mail/merge-tags.js'
-import { composeMessage, rewriteLinks, type ComposedMessage } from '../../core/mail/compose-message.js'
+import { composeMessage, type ComposedMessage } from '../../core/mail/compose-message.js'
 import { htmlToTextPart } from '../../core/mail/text-part.js'
 import { trackingLinks, type TrackingLinks } from '../../core/mail/tracking-links.js'
-import { PLACEHOLDER, PLACEHOLDER_RE } from './render.js'
+import { fillLinks, linksAsPlaceholders } from './render.js'
 
 export interface BodyAttachment {
   name: string
@@ -104,12 +104,8 @@ function textFromHtml(c: CompiledBody, r: BodyRecipient, data: MergeData, t: Tra
   const made = c.textFromHtml!
   const html = c.content.html!
   if (!r.trackClicks) return (made.plain ??= compileTemplate(htmlToTextPart(html))).render(data, 'text')
-  made.tracked ??= compileTemplate(
-    htmlToTextPart(rewriteLinks(html, (i) => `${PLACEHOLDER}${i}`, t.isOwn).html),
-  )
-  return made.tracked
-    .render(data, 'text')
-    .replace(PLACEHOLDER_RE, (_, i: string) => t.click(r.messageId, Number(i)))
+  made.tracked ??= compileTemplate(htmlToTextPart(linksAsPlaceholders(html, t.isOwn).html))
+  return fillLinks(made.tracked.render(data, 'text'), (i) => t.click(r.messageId, i))
 }
 
 const address = (email: string, name?: string): MailAddress =>

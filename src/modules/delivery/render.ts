@@ -31,8 +31,16 @@ export interface CampaignRecipient {
 
 // Tracked links are written into the template once as placeholders on a reserved domain (RFC 2606), which
 // survive merge-tag rendering and the HTML-to-text conversion, and become signed per-recipient URLs last.
-export const PLACEHOLDER = 'https://tidings-click.invalid/'
-export const PLACEHOLDER_RE = /https:\/\/tidings-click\.invalid\/(\d+)/g
+const PLACEHOLDER = 'https://tidings-click.invalid/'
+const PLACEHOLDER_RE = /https:\/\/tidings-click\.invalid\/(\d+)/g
+
+/** The HTML with every tracked link (rewriteLinks decides which) a placeholder by its index; the links by index. */
+export const linksAsPlaceholders = (html: string, isOwn: (url: string) => boolean) =>
+  rewriteLinks(html, (i) => `${PLACEHOLDER}${i}`, isOwn)
+
+/** A rendering's placeholders replaced by the recipient's own links. */
+export const fillLinks = (text: string, link: (i: number) => string) =>
+  text.replace(PLACEHOLDER_RE, (_, i: string) => link(Number(i)))
 
 /**
  * The campaign's HTML with CSS inlined and every trackable (http/https) link replaced, and the links by index.
@@ -44,7 +52,7 @@ export const PLACEHOLDER_RE = /https:\/\/tidings-click\.invalid\/(\d+)/g
 export function trackableHtml(content: Pick<CampaignContent, 'html' | 'publicUrl'>) {
   const isOwn = (url: string) =>
     url.startsWith(`${content.publicUrl}/`) || /\*%7C|\*\|\s*(?:UNSUB|WEBVERSION)\b/i.test(url)
-  return rewriteLinks(inlineCss(content.html), (i) => `${PLACEHOLDER}${i}`, isOwn)
+  return linksAsPlaceholders(inlineCss(content.html), isOwn)
 }
 
 // Both *|TAG|* and {*|TAG|*} hold this.
@@ -147,7 +155,7 @@ function personalise(c: CompiledCampaign, r: CampaignRecipient) {
 /** The recipient's HTML with tracked links and no open pixel: the web version of their mail. */
 export function renderCampaignHtml(c: CompiledCampaign, r: CampaignRecipient): string {
   const { data, click } = personalise(c, r)
-  return c.html.render(data, 'html').replace(PLACEHOLDER_RE, (_, i: string) => escapeHtml(click(Number(i))))
+  return fillLinks(c.html.render(data, 'html'), (i) => escapeHtml(click(i)))
 }
 
 /** The recipient's subject as their mail carries it (the email log names a test copy by it). */

@@ -57,7 +57,10 @@ export interface SignedMessage {
  * thread; 19 is the lowest): signing is background work that can wait a few milliseconds, while the main thread answers API
  * calls and feeds the relay. At equal priority, every write the main thread made to PostgreSQL or a client woke
  * a process that took its core, and a signing thread kept the other: the main thread lost about a quarter of
- * the transactional intake waiting in `writev` (profiled).
+ * the transactional intake waiting in `writev` (profiled). The price: every wake of the main thread, PostgreSQL or
+ * the relay preempts a signing thread, which a virtualized host makes dear. At nice 0 a campaign message took about
+ * 5 % less of such a machine, but the transactional intake answered about 15 % fewer calls (nine and five runs by
+ * turns, docs/benchmarks-history.md, 2026-11-29): the API keeps its share.
  */
 const SIGN_THREAD_NICE = 10
 

@@ -24,6 +24,8 @@ import { bracketed, shareOf } from './lib/rsa-ceiling.js'
 import { startDnsServer } from '../test/helpers/dns-server.js'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+/** Seconds of transactional calls sent and delivered before the measured run (transactional.bench.ts, warmUp). */
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 5)
 /** BENCH_DBS=postgres (or pglite) runs one database only; both by default. */
 const benchDbs = (process.env.BENCH_DBS ?? 'postgres,pglite').split(',').filter(Boolean) as BenchDb[]
 
@@ -81,7 +83,13 @@ async function main(): Promise<void> {
           const server = await startServerProcess(db, pgUrl, { SMTP_URL: sink.url, DNS_SERVERS: dns.address })
           try {
             const { value: figures, ceiling } = await bracketed(() =>
-              benchTransactional(server, sink, (records) => dns.setZone(zoneOf(records)), seconds),
+              benchTransactional(
+                server,
+                sink,
+                (records) => dns.setZone(zoneOf(records)),
+                seconds,
+                warmupSeconds,
+              ),
             )
             results[`transactional.${db}`] = {
               ...figures,

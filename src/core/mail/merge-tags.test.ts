@@ -67,6 +67,20 @@ describe('merge tags', () => {
     assert.deepEqual([...compileTemplate('*|a|* {*|B|*} *|IF:c|**|END:IF|*').names].sort(), ['a', 'b', 'c'])
   })
 
+  it('says when every tag is one escaped value under a name without blanks', () => {
+    for (const source of ['no tags', 'Hi *|name|*, *|UNSUB|* *|COUPON:12|* *|order|*'])
+      assert.equal(compileTemplate(source).plainValuesOnly, true, source)
+    for (const source of [
+      'Hi {*|name|*}',
+      '*|IF:x|*a*|ELSE:|*b*|END:IF|*',
+      'stray *|END:IF|*',
+      'Hi *|first name|*',
+      'Hi *| name |*',
+      '*|RECOMMEND:1:3|*',
+    ])
+      assert.equal(compileTemplate(source).plainValuesOnly, false, source)
+  })
+
   it('never renders Object prototype members', () => {
     const t = compileTemplate('[*|constructor|*][*|toString|*][*|IF:__proto__|*x*|END:IF|*]')
     assert.equal(t.render(data({}), 'text'), '[][][]')

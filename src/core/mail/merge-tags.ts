@@ -31,6 +31,12 @@ export interface CompiledTemplate {
   readonly texts: readonly string[]
   /** Lower-cased names of every tag used (for validation and for loading only what is needed). */
   readonly names: ReadonlySet<string>
+  /**
+   * Every tag inserts one value, escaped in HTML, under a name without blanks: no raw value, no IF block, no block
+   * of HTML (recommendations). Such a template's HTML keeps its structure whatever the values, and its tags
+   * survive a conversion that wraps text at blanks (the text part made once, body-render.ts).
+   */
+  readonly plainValuesOnly: boolean
 }
 
 /**
@@ -63,23 +69,6 @@ function truthy(v: MergeValue): boolean {
   return s !== '' && s !== '0' && s.toLowerCase() !== 'false'
 }
 
-/**
- * True when every tag of the source inserts one value, escaped in HTML, under a name without blanks: no raw
- * value, no IF block, no block of HTML (recommendations). Such a template's HTML keeps its structure whatever the
- * values, and its tags survive a conversion that wraps text at blanks (the text part made once, body-render.ts).
- */
-export function onlyPlainValueTags(source: string): boolean {
-  for (const m of source.matchAll(TAG_RE)) {
-    if (m[1] !== undefined) return false
-    const body = m[2]!
-    if (/\s/.test(body)) return false
-    const colon = body.indexOf(':')
-    const head = (colon >= 0 ? body.slice(0, colon) : body).toUpperCase()
-    if (head === 'IF' || head === 'ELSE' || head === 'END' || BLOCK_TAGS.has(head.toLowerCase())) return false
-  }
-  return true
-}
-
 export function compileTemplate(source: string): CompiledTemplate {
   const root: Node[] = []
   // Stack of open IF blocks: where their nodes currently go.
@@ -92,6 +81,7 @@ export function compileTemplate(source: string): CompiledTemplate {
     return top ? (top.inElse ? top.node.else : top.node.then) : root
   }
   let last = 0
+  let plainValuesOnly = true
   for (const m of source.matchAll(TAG_RE)) {
     if (m.index > last) target().push(text(source.slice(last, m.index)))
     last = m.index + m[0].length
@@ -100,6 +90,8 @@ export function compileTemplate(source: string): CompiledTemplate {
     const colon = body.indexOf(':')
     const head = (colon >= 0 ? body.slice(0, colon) : body).trim().toUpperCase()
     const arg = colon >= 0 ? body.slice(colon + 1).trim() : undefined
+    if (raw || /\s/.test(m[2]!) || ['IF', 'ELSE', 'END'].includes(head) || BLOCK_TAGS.has(head.toLowerCase()))
+      plainValuesOnly = false
     if (head === 'IF' && arg) {
       const node: Extract<Node, { kind: 'if' }> = { kind: 'if', name: arg.toLowerCase(), then: [], else: [] }
       names.add(node.name)
@@ -152,6 +144,7 @@ export function compileTemplate(source: string): CompiledTemplate {
   return {
     names,
     texts,
+    plainValuesOnly,
     render(data, mode) {
       const out: string[] = []
       renderNodes(root, data, mode, out, false)

@@ -1,7 +1,6 @@
 import type { DkimKey, MailAddress, OutgoingMail } from '../../core/mail/mailer.js'
 import {
   compileTemplate,
-  onlyPlainValueTags,
   renderHeader,
   type CompiledTemplate,
   type MergeData,
@@ -72,21 +71,22 @@ const TAG_IN_MARKUP = /<[^>]*\*\|[^>]*>/
  * Whether a body's text part can be made from its HTML once for all its recipients, as campaigns do, instead of
  * converting every recipient's HTML (html-to-text was about 5 % of the machine while transactional mail drained,
  * profiled on issue 11). It can when the values cannot change the HTML's structure or links: only escaped values
- * (onlyPlainValueTags), none inside markup. Otherwise each message's text is made from its own HTML, as before.
+ * (plainValuesOnly), none inside markup. Otherwise each message's text is made from its own HTML, as before.
  * Made once, the text differs from a per-message conversion only in where lines wrap (a value is not wrapped) and
  * in keeping a value's line breaks.
  */
-const textOnce = (html: string | null, text: string | null): boolean =>
-  text === null && html !== null && onlyPlainValueTags(html) && !TAG_IN_MARKUP.test(html)
+const textOnce = (content: BodyContent, html: CompiledTemplate | undefined): boolean =>
+  content.text === null && html !== undefined && html.plainValuesOnly && !TAG_IN_MARKUP.test(content.html!)
 
 /** Done once per body (and per signing thread): merge tags compiled, attachments decoded. */
 export function compileBody(content: BodyContent): CompiledBody {
+  const html = content.html === null ? undefined : compileTemplate(content.html)
   return {
     content,
     subject: compileTemplate(content.subject),
-    html: content.html === null ? undefined : compileTemplate(content.html),
+    html,
     text: content.text === null ? undefined : compileTemplate(content.text),
-    textFromHtml: textOnce(content.html, content.text) ? {} : undefined,
+    textFromHtml: textOnce(content, html) ? {} : undefined,
     attachments: content.attachments.map((a) => ({
       filename: a.name,
       contentType: a.type,

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { startCampaignSender } from '../../../test/helpers/sender.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
-import { sendingDomain } from '../campaigns/campaign-send.test-helpers.js'
+import { addDomain } from '../transactional/transactional.test-helpers.js'
 import { signMessages, type SignTask } from './sign.worker.js'
 
 const sink = await startSmtpSink()
@@ -11,7 +11,7 @@ const sink = await startSmtpSink()
 describe('sender: what goes to the signing threads', async () => {
   const t = await startTestApp({ worker: false, config: { smtpUrl: sink.url, sendThreads: 0 } })
   const shop = await t.createAccount('paid')
-  await sendingDomain(t, shop)
+  await addDomain(t, shop.id, 'shop.example')
   const tasks: SignTask[] = []
   const sender = startCampaignSender(t.ctx, {
     loop: false,

@@ -20,7 +20,7 @@ interface Operation {
 type OpenApi = { paths: Record<string, Record<string, Operation>> }
 
 /** A value of `schema` with every property filled and every leaf the given one of its type. */
-function sample(schema: Schema | undefined, leaf: { text: string; int: number }, depth = 0): unknown {
+function sample(schema: Schema | undefined, leaf: { text: unknown; int: unknown }, depth = 0): unknown {
   if (!schema || depth > 6) return leaf.text
   if (schema.const !== undefined) return schema.const
   if (schema.enum) return schema.enum[0]
@@ -50,7 +50,9 @@ function sample(schema: Schema | undefined, leaf: { text: string; int: number },
  * Contract §1: bad input is answered in the contract's shapes, never with a 500. Every operation of the
  * OpenAPI document gets a body (and query) with a NUL character in every string, which PostgreSQL cannot
  * store, one with integers past every integer column, on an existing record's path and on a path with a NUL
- * in it, one with a lone UTF-16 surrogate everywhere, and one with the date 9999-12-31. (Sending malformed input to every operation once found sixteen 500s; this keeps them found.)
+ * in it, one with a lone UTF-16 surrogate everywhere, one with the date 9999-12-31, and one with a one-element
+ * array for every value. (Sending malformed input to every operation once found sixteen 500s, and arrays for
+ * values one more; this keeps them found.)
  * Nothing leaves the machine: the worker does not run, DNS goes to a local server, and no value is a URL.
  */
 describe('malformed input on every operation', async () => {
@@ -64,7 +66,7 @@ describe('malformed input on every operation', async () => {
 
   it('answers none of them with a 5xx', async () => {
     const variants: {
-      leaf: { text: string; int: number }
+      leaf: { text: unknown; int: unknown }
       query: string
       param: string | null
       only?: RegExp
@@ -77,6 +79,9 @@ describe('malformed input on every operation', async () => {
       // The calendar's last day, in every string and query value: a range up to it ends past the year 9999.
       // Only in the date parameters of a query: another parameter's bad value would be answered first.
       { leaf: { text: '9999-12-31', int: 1 }, query: '9999-12-31', param: null, only: /date|_at\]/ },
+      // A one-element array in place of every value: Ajv's coercion passed `["a"]` through a union that tried
+      // null first, uncoerced, to a service that read a string.
+      { leaf: { text: ['a'], int: [1] }, query: 'x', param: null },
     ]
     const failures: string[] = []
     let sent = 0

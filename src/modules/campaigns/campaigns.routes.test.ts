@@ -100,6 +100,21 @@ describe('campaigns CRUD', async () => {
     assert.equal((await t.req('GET', `/campaigns/${nulls.id}`)).body.plain_text, null)
   })
 
+  it('refuses a one-element array in place of an optional field, and stores nothing', async () => {
+    // Ajv's coercion let `["…"]` through a union that tried null first, and the service answered with a 500.
+    const before = (await t.req('GET', '/campaigns')).body.length
+    for (const [field, value] of [
+      ['plain_text', ['Plain']],
+      ['template_id', [5]],
+      ['scheduled_at', ['2030-01-01 10:00:00']],
+    ] as const) {
+      const res = await t.req('POST', '/campaigns', { body: campaignBody([listA], { [field]: value }) })
+      assert.equal(res.status, 422, `${field}: ${res.text}`)
+      assert.deepEqual(Object.keys(res.body.errors), [field])
+    }
+    assert.equal((await t.req('GET', '/campaigns')).body.length, before)
+  })
+
   it('requires every api.md field', async () => {
     const res = await t.req('POST', '/campaigns', { body: {} })
     assert.equal(res.status, 422)

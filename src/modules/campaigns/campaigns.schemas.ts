@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { sqlDateTime } from '../../core/http/formats.js'
-import { Nullable } from '../../core/http/schemas.js'
+import { Nullable, OrNull } from '../../core/http/schemas.js'
 import { CAMPAIGN_ERROR_CODES, campaignErrorOf } from './campaign-errors.js'
 import { CampaignDetailStats } from './campaign-stats.schemas.js'
 import type { campaigns, CampaignTargets } from './campaigns.table.js'
@@ -92,10 +92,7 @@ export const RecipientListsInput = Type.Union(
 )
 export type RecipientListsInputT = Static<typeof RecipientListsInput>
 
-/**
- * The optional fields put null first: with Ajv's type coercion a null tried against `string` first would
- * become '' (and 0 for integers). The service reads null, '' and a template_id of 0 alike as "none".
- */
+/** The optional fields may be null (OrNull); the service reads null, '' and a template_id of 0 alike as "none". */
 export const CampaignBody = Type.Object({
   title: Type.String({ minLength: 1, maxLength: 255 }),
   // Required, but may be empty: sending then takes the field from the campaign's lists.
@@ -105,17 +102,24 @@ export const CampaignBody = Type.Object({
   subject: Type.String({ minLength: 1, maxLength: 998 }),
   html_text: Type.String({ minLength: 1, maxLength: HTML_MAX }),
   recepient_lists: RecipientListsInput,
-  plain_text: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: HTML_MAX })])),
+  plain_text: Type.Optional(OrNull(Type.String({ maxLength: HTML_MAX }))),
   template_id: Type.Optional(
-    Type.Union([Type.Null(), Type.Integer({ minimum: 0, maximum: ID_MAX })], {
-      description: "the account's template; 0 or null for none",
-    }),
+    OrNull(
+      Type.Integer({
+        minimum: 0,
+        maximum: ID_MAX,
+        description: "the account's template; 0 or null for none",
+      }),
+    ),
   ),
   scheduled_at: Type.Optional(
-    Type.Union([Type.Null(), Type.String({ maxLength: 100 })], {
-      description:
-        'YYYY-MM-DD HH:MM:SS (UTC), stored only: the campaign stays a draft until POST /campaigns/{id}/schedule',
-    }),
+    OrNull(
+      Type.String({
+        maxLength: 100,
+        description:
+          'YYYY-MM-DD HH:MM:SS (UTC), stored only: the campaign stays a draft until POST /campaigns/{id}/schedule',
+      }),
+    ),
   ),
 })
 export type CampaignBodyT = Static<typeof CampaignBody>

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { isoMicro, sqlDateTime } from '../../core/http/formats.js'
-import { AnyObject, EmptyArray, Nullable } from '../../core/http/schemas.js'
+import { AnyObject, EmptyArray, Nullable, OrNull } from '../../core/http/schemas.js'
 import type { contacts, memberships } from './subscribers.table.js'
 
 /**
@@ -39,10 +39,7 @@ export const CustomFieldValue = Type.Union([
 
 // String first on purpose: with type coercion on, a Null branch tried first would turn "" into null.
 const str = (max = 255) => Type.Optional(Type.Union([Type.String({ maxLength: max }), Type.Null()]))
-// null means "not given", as the service (and the bulk endpoints) read it. A type list, not a union: Ajv
-// coerces only data of none of the listed types, so null stays null (not 0 or [null]) and 0 stays 0.
-const orNull = <T>(schema: Record<string, unknown>) =>
-  Type.Optional(Type.Unsafe<T | null>({ ...schema, type: [schema.type, 'null'] }))
+// null means "not given", as the service (and the bulk endpoints) read it (OrNull: null stays null, 0 stays 0).
 
 /** `subscriber_data` of subscribe / update-subscriber (email checked by the service, with its own message). */
 export const SubscriberData = Type.Object({
@@ -61,9 +58,9 @@ export const SubscriberData = Type.Object({
   birthday: str(10),
   nameday: str(10),
   source: str(),
-  status: orNull<number>({ type: 'integer' }),
-  rating: orNull<number>({ type: 'number' }),
-  tags: orNull<string[]>({ type: 'array', items: { type: 'string' } }),
+  status: Type.Optional(OrNull(Type.Integer())),
+  rating: Type.Optional(OrNull(Type.Number())),
+  tags: Type.Optional(OrNull(Type.Array(Type.String()))),
   groups: Type.Optional(
     Type.Union([Type.Null(), Type.Record(Type.String(), Type.Array(Type.String())), EmptyArray]),
   ),

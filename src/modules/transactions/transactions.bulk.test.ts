@@ -144,7 +144,15 @@ describe('bulk transactions', async () => {
 
   it('delete-bulk deletes by order id and optional shop, only in the own account', async () => {
     await t.req('POST', '/tracker/transaction-bulk', {
-      body: { transaction_data: [entry('d1', 1), entry('d1', 1, 1, 'b.cz'), entry('d2', 1), entry('d3', 1)] },
+      body: {
+        transaction_data: [
+          entry('d1', 1),
+          entry('d1', 1, 1, 'b.cz'),
+          entry('d2', 1),
+          entry('d3', 1),
+          entry('d4', 1),
+        ],
+      },
     })
     await t.req('POST', '/tracker/transaction-bulk', {
       key: other.key,
@@ -157,12 +165,14 @@ describe('bulk transactions', async () => {
           { order_id: 'd2' },
           { order_id: 'd3', shop: 'a.cz' },
           { order_id: 'd3' },
+          // null names no shop, as absent does (Ajv's coercion made it '', the shop of orders sent without one)
+          { order_id: 'd4', shop: null },
           { order_id: 'missing' },
         ],
       },
     })
     assert.equal(res.status, 200)
-    assert.deepEqual(res.body, { deleted: 3 })
+    assert.deepEqual(res.body, { deleted: 4 })
     const left = await queryRows<{ order_id: string; shop: string }>(
       t.ctx.db,
       sql`SELECT order_id, shop FROM transactions WHERE account_id = ${t.account.id} AND order_id LIKE 'd%'`,

@@ -1,7 +1,7 @@
 import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
 import type { FieldErrorBag } from '../../core/http/errors.js'
 import { parseDay, parseSqlDateTime } from '../../core/http/formats.js'
-import type { TransactionInputT, TransactionItemInputT } from './transactions.schemas.js'
+import type { DeleteOneBodyT, TransactionInputT, TransactionItemInputT } from './transactions.schemas.js'
 
 /** A purchase as it is stored: money as decimal text (exact), the time as an instant. */
 export interface TransactionValues {
@@ -160,4 +160,10 @@ export function toPurchase(
     },
     items: lines,
   }
+}
+
+/** The shop a single-order delete names, if any (its body and `transaction_data` may be `[]`, PHP's empty map). */
+export function deleteShopOf(body: DeleteOneBodyT): string | null | undefined {
+  const data = body && !Array.isArray(body) ? body.transaction_data : undefined
+  return data && !Array.isArray(data) ? data.shop : undefined
 }

@@ -299,6 +299,10 @@ describe('tracker transactions', async () => {
     await t.req('POST', '/tracker/transaction', { body: order('del-1') })
     await t.req('POST', '/tracker/transaction', { body: order('del-1', { shop: 'b.cz' }) })
     await t.req('POST', '/tracker/transaction', { body: order('del-2') })
+    await t.req('POST', '/tracker/transaction', { body: order('del-3') })
+    await t.req('POST', '/tracker/transaction', { body: order('del-3', { shop: 'b.cz' }) })
+    await t.req('POST', '/tracker/transaction', { body: order('del-4') })
+    await t.req('POST', '/tracker/transaction', { body: order('del-5', { shop: 'b.cz' }) })
     const foreign = await t.req('DELETE', '/tracker/transaction/del-2/delete', { key: other.key })
     assert.deepEqual(foreign.body, { deleted: false })
     const wrongShop = await t.req('DELETE', '/tracker/transaction/del-1/delete', {
@@ -315,9 +319,31 @@ describe('tracker transactions', async () => {
       sql`SELECT shop FROM transactions WHERE account_id = ${t.account.id} AND order_id = 'del-1'`,
     )
     assert.deepEqual(left, [{ shop: 'eshop.cz' }])
-    // No body at all (the PHP client sends none): the order id in every shop.
+    // No body at all (the PHP client's version 1.1 sends none): the order id in every shop.
     assert.deepEqual((await t.req('DELETE', '/tracker/transaction/del-2/delete')).body, { deleted: true })
     assert.deepEqual((await t.req('DELETE', '/tracker/transaction/del-2/delete')).body, { deleted: false })
+    // `[]`, PHP's empty map, as the body (later PHP clients send json_encode of an empty array with every
+    // DELETE) or as transaction_data: no shop named, the order id in every shop.
+    const phpEmpty = await t.req('DELETE', '/tracker/transaction/del-3/delete', { body: [] })
+    assert.equal(phpEmpty.status, 200, phpEmpty.text)
+    assert.deepEqual(phpEmpty.body, { deleted: true })
+    const phpEmptyData = await t.req('DELETE', '/tracker/transaction/del-4/delete', {
+      body: { transaction_data: [] },
+    })
+    assert.deepEqual(phpEmptyData.body, { deleted: true })
+    // A null shop names none either (it was read as '', the shop of orders sent without one).
+    const nullShop = await t.req('DELETE', '/tracker/transaction/del-5/delete', {
+      body: { transaction_data: { shop: null } },
+    })
+    assert.deepEqual(nullShop.body, { deleted: true })
+    const rest = await queryRows<{ order_id: string }>(
+      t.ctx.db,
+      sql`SELECT order_id FROM transactions
+          WHERE account_id = ${t.account.id} AND order_id IN ('del-3', 'del-4', 'del-5')`,
+    )
+    assert.deepEqual(rest, [])
+    const notAMap = await t.req('DELETE', '/tracker/transaction/del-1/delete', { body: ['b.cz'] })
+    assert.equal(notAMap.status, 422)
     const items = await queryRows<{ n: number }>(
       t.ctx.db,
       sql`SELECT count(*)::int AS n FROM transaction_items ti

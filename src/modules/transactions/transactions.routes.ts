@@ -106,7 +106,7 @@ export function transactionRoutes(app: ApiApp, ctx: AppContext): void {
         response: { 200: Deleted, ...commonErrors },
       },
     },
-    async (req) => service.deleteOne(req.account.id, req.params.order_id, req.body?.transaction_data?.shop),
+    async (req) => service.deleteOne(req.account.id, req.params.order_id, req.body),
   )
   app.get(
     '/subscribers/:email/transactions',

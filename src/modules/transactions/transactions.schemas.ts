@@ -1,5 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox'
-import { Nullable } from '../../core/http/schemas.js'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { EmptyArray, Nullable, OrNull } from '../../core/http/schemas.js'
 
 /**
  * Wire shapes of the tracker's transactions (api.md "Transaction", contract §9). Input is lenient as the
@@ -87,20 +87,26 @@ export type TransactionBulkBodyT = Static<typeof TransactionBulkBody>
 
 export const OrderRef = Type.Object({
   order_id: Type.String({ minLength: 1, maxLength: TEXT }),
-  shop: Type.Optional(Nullable(Text)),
+  shop: Type.Optional(OrNull(Text)),
 })
 export const DeleteBulkBody = Type.Object({
   transaction_data: Type.Array(OrderRef, { maxItems: MAX_BULK_TRANSACTIONS }),
 })
 export type DeleteBulkBodyT = Static<typeof DeleteBulkBody>
 
+/**
+ * Null first, so that null is not coerced by another branch; `[]` is PHP's empty map (EmptyArray), which the PHP
+ * client sends as the body of every DELETE it makes: no shop, the order in every shop.
+ */
+const EmptyMapOr = <T extends TSchema>(t: T) => Type.Union([Type.Null(), t, EmptyArray])
 export const DeleteOneBody = Type.Optional(
-  Nullable(
+  EmptyMapOr(
     Type.Object({
-      transaction_data: Type.Optional(Nullable(Type.Object({ shop: Type.Optional(Nullable(Text)) }))),
+      transaction_data: Type.Optional(EmptyMapOr(Type.Object({ shop: Type.Optional(OrNull(Text)) }))),
     }),
   ),
 )
+export type DeleteOneBodyT = Static<typeof DeleteOneBody>
 
 export const OrderIdParams = Type.Object({ order_id: Type.String({ minLength: 1, maxLength: TEXT }) })
 export const EmailParams = Type.Object({ email: Type.String({ maxLength: 1000 }) })

@@ -5,9 +5,10 @@ import { normalizeEmail } from '../../core/http/email.js'
 import { FieldErrorBag, fieldError, notFound } from '../../core/http/errors.js'
 import { dayAfter, parseDay, sqlDateTime } from '../../core/http/formats.js'
 import { emitSignal } from '../signals/index.js'
-import { parseTimestamp, toPurchase, type PurchaseValues } from './transactions.input.js'
+import { deleteShopOf, parseTimestamp, toPurchase, type PurchaseValues } from './transactions.input.js'
 import * as repo from './transactions.repo.js'
 import {
+  type DeleteOneBodyT,
   DEFAULT_TRANSACTIONS_PAGE,
   type DeleteBulkBodyT,
   type ListQueryT,
@@ -258,7 +259,8 @@ export function createTransactionService(ctx: Ctx) {
      * `DELETE /tracker/transaction/{order_id}/delete`: with `transaction_data.shop` only that shop's order,
      * else the order id in every shop. `{deleted:false}` when nothing matched.
      */
-    async deleteOne(accountId: number, orderId: string, shop: string | null | undefined) {
+    async deleteOne(accountId: number, orderId: string, body: DeleteOneBodyT) {
+      const shop = deleteShopOf(body)
       const s = shop === undefined || shop === null ? undefined : shop.trim()
       const n = await repo.deleteOrder(ctx.db, accountId, orderId.trim(), s)
       return { deleted: n > 0 }

@@ -151,6 +151,12 @@ describe('transactional intake: rules, limits and errors', async () => {
     }
     const withNulls = await send(msg({ ...nulls, html: null, text: 'x' }))
     assert.equal(withNulls.status, 200, JSON.stringify(withNulls.body))
+    // A PHP client's empty collections: json_encode writes each as [], the options map included.
+    const phpEmpty = await send(
+      msg({ global_merge_vars: [], merge_vars: [], attachments: [], options: [], text: 'x' }),
+    )
+    assert.equal(phpEmpty.status, 200, JSON.stringify(phpEmpty.body))
+    assert.deepEqual(Object.keys(await errorsOf(msg({ options: [true] }))), ['message.options'])
   })
 
   it('refuses the reserved merge tag names, in any case, at their path', async () => {

@@ -28,12 +28,16 @@ async function planFirst(req: FastifyRequest): Promise<void> {
   requirePlan(req.account)
 }
 
-/** A null optional collection counts as absent (see NULLABLE_COLLECTIONS). */
+/**
+ * A null optional collection counts as absent (see NULLABLE_COLLECTIONS), and so do empty `options` sent as `[]`:
+ * PHP's json_encode writes an empty map so (EmptyArray), and a PHP caller's `'options' => []` must not be a 422.
+ */
 async function dropNullCollections(req: { body: unknown }): Promise<void> {
   const message = (req.body as { message?: unknown } | null | undefined)?.message
   if (message === null || typeof message !== 'object') return
   const fields = message as Record<string, unknown>
   for (const k of NULLABLE_COLLECTIONS) if (fields[k] === null) delete fields[k]
+  if (Array.isArray(fields.options) && fields.options.length === 0) delete fields.options
 }
 
 export function transactionalRoutes(app: ApiApp, ctx: AppContext): void {

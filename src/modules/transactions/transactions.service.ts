@@ -8,9 +8,9 @@ import { emitSignal } from '../signals/index.js'
 import { deleteShopOf, parseTimestamp, toPurchase, type PurchaseValues } from './transactions.input.js'
 import * as repo from './transactions.repo.js'
 import {
-  type DeleteOneBodyT,
   DEFAULT_TRANSACTIONS_PAGE,
   type DeleteBulkBodyT,
+  type DeleteOneBodyT,
   type ListQueryT,
   type PageQueryT,
   type TransactionBodyT,

@@ -89,17 +89,21 @@ function folded(b64: string): string {
 }
 
 /**
- * DKIM-signs a message we built ourselves (CRLF line ends throughout), relaxed/relaxed with RSA-SHA256 over the
- * headers of DKIM_HEADERS the message has, and returns it with its DKIM-Signature on top. Campaign mail is
+ * DKIM-signs a message, relaxed/relaxed with RSA-SHA256 over the headers of DKIM_HEADERS it has, and returns it
+ * with its line ends made CRLF and its DKIM-Signature on top. Campaign mail is
  * signed here rather than by nodemailer's DKIM stream: with the message already in one string, the stream's
  * parsing and ticks cost about as much as the RSA signature itself (measured, docs/benchmarks-history.md).
  * Verified in the tests by mailauth, an independent implementation.
  */
 export function dkimSignMessage(raw: string, key: DkimKey): string {
-  const end = raw.indexOf('\r\n\r\n')
-  const head = end < 0 ? raw : raw.slice(0, end)
-  const body = end < 0 ? '' : raw.slice(end + 4)
-  return `${dkimSignatureField(head, body, key)}${raw}`
+  // Signed as it will travel: SMTP sends every line end as CRLF (smtp-session.ts), and a receiver hashes that.
+  // nodemailer's composer leaves the line ends of a caller's text and HTML as given, so a transactional mail
+  // with Cc or attachments and `\n` in its body failed DKIM until the message was made CRLF before signing.
+  const crlf = raw.replace(/\r\n|\r|\n/g, '\r\n')
+  const end = crlf.indexOf('\r\n\r\n')
+  const head = end < 0 ? crlf : crlf.slice(0, end)
+  const body = end < 0 ? '' : crlf.slice(end + 4)
+  return `${dkimSignatureField(head, body, key)}${crlf}`
 }
 
 /**

@@ -13,5 +13,8 @@ export function isValidEmail(value: string): boolean {
   if (value.length > 254) return false
   const at = value.lastIndexOf('@')
   if (at < 1 || at > 64) return false
+  // The local part is dot-separated words (RFC 5321 §4.1.2 Dot-string): relays refuse `.a@`, `a.@` and `a..b@`
+  // (501, bad address syntax), which took them for hard bounces and suppressed them after a send.
+  if (value[0] === '.' || value[at - 1] === '.' || value.slice(0, at).includes('..')) return false
   return EMAIL_RE.test(value)
 }

@@ -174,6 +174,14 @@ describe('POST /lists/{id}/subscribe', async () => {
     assert.deepEqual(invalid.body, {
       errors: { 'subscriber_data.email': ['The email must be a valid email address.'] },
     })
+    // Dots a relay refuses (501) are refused here rather than sent and counted as hard bounces.
+    for (const email of ['.dot.@example.cz', 'a..b@example.cz']) {
+      const dots = await subscribe({ subscriber_data: { email } })
+      assert.equal(dots.status, 422, email)
+      assert.deepEqual(dots.body.errors, {
+        'subscriber_data.email': ['The email must be a valid email address.'],
+      })
+    }
     const many = await subscribe({
       subscriber_data: {
         email: 'ok@example.cz',

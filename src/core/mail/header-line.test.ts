@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { simpleParser } from 'mailparser'
 import { headerLine, mimeHeaderLine, plainHeaderLine } from './header-line.js'
 
 /** A small seeded generator (mulberry32): the same cases on every run. */
@@ -111,6 +112,21 @@ describe('header lines without MimeNode', () => {
       assert.equal(plainHeaderLine(key, v), expected)
       assert.equal(mimeHeaderLine(key, structuredClone(v)), expected)
     }
+  })
+
+  it('never pass 998 characters a line (RFC 5322 §2.1.1), even where a value has no space to fold at', async () => {
+    for (const subject of [
+      'x'.repeat(998),
+      `Hi ${'y'.repeat(2000)} there`,
+      `${'é'.repeat(400)}${'z'.repeat(995)}`,
+    ]) {
+      const line = headerLine('Subject', subject)
+      for (const l of line.split('\r\n')) assert.ok(l.length <= 998, `a line of ${l.length}`)
+      assert.equal((await simpleParser(`${line}\r\n\r\nbody\r\n`)).subject, subject)
+    }
+    // Values that fold as they are keep MimeNode's line.
+    const spaced = 'word '.repeat(300).trim()
+    assert.equal(headerLine('Subject', spaced), mimeHeaderLine('Subject', spaced))
   })
 
   it('leave to MimeNode what it must encode', () => {

@@ -1,5 +1,5 @@
 import MimeNode from 'nodemailer/lib/mime-node/index.js'
-import { foldLines } from 'nodemailer/lib/mime-funcs/index.js'
+import { encodeWord, foldLines } from 'nodemailer/lib/mime-funcs/index.js'
 
 /** MimeNode's own encoder of one header value (public in nodemailer, missing from its types). */
 export interface HeaderEncoder {
@@ -109,7 +109,18 @@ export function plainHeaderLine(key: string, value: unknown): string | undefined
   return line.length < 76 ? line : foldLines(line, 76)
 }
 
-/** One header line as MimeNode.buildHeaders writes it: plainHeaderLine when the value is plain, else mimeHeaderLine. */
+/** RFC 5322 §2.1.1: no line of a message may pass 998 characters (relays break longer ones, and DKIM with them). */
+const MAX_LINE = 998
+
+/**
+ * One header line as MimeNode.buildHeaders writes it: plainHeaderLine when the value is plain, else
+ * mimeHeaderLine. Except where that would pass MAX_LINE: folding breaks only at spaces, so unstructured text
+ * with a longer run without one (a subject of 998 `x`, a long merge value) came out as one line of 999 or more;
+ * it goes as encoded words then, which fold.
+ */
 export function headerLine(key: string, value: unknown): string {
-  return plainHeaderLine(key, value) ?? mimeHeaderLine(key, value)
+  const line = plainHeaderLine(key, value) ?? mimeHeaderLine(key, value)
+  if (line.length <= MAX_LINE || typeof value !== 'string' || STRUCTURED.has(key.toLowerCase())) return line
+  if (line.split('\r\n').every((l) => l.length <= MAX_LINE)) return line
+  return foldLines(`${key}: ${encodeWord(value, 'Q', 52)}`, 76)
 }

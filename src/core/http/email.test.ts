@@ -1,32 +1,26 @@
-import { describe, it } from 'node:test'
+import { it } from 'node:test'
 import assert from 'node:assert/strict'
 import { isValidEmail } from './email.js'
 
-describe('isValidEmail', () => {
-  it('takes the addresses mail providers deliver to', () => {
-    for (const ok of [
-      'a@b.cz',
-      'jana.novakova@example.cz',
-      'a.b.c+tag@x-y.example.org',
-      "o'neil@example.com",
-    ])
-      assert.equal(isValidEmail(ok), true, ok)
-  })
-
-  it('refuses a local part that starts or ends with a dot or has two in a row (relays answer 501)', () => {
-    for (const bad of [
-      '.a@example.cz',
-      'a.@example.cz',
-      'a..b@example.cz',
-      '.@example.cz',
-      '.dot.@example.cz',
-    ])
-      assert.equal(isValidEmail(bad), false, bad)
-  })
-
-  it('refuses what it refused before: no @, spaces, a bad domain, over-long parts', () => {
-    const long = `${'a'.repeat(65)}@example.cz`
-    for (const bad of ['plain', 'a b@example.cz', 'a@-x.cz', 'a@x', '@x.cz', long, `a@${'b'.repeat(250)}.cz`])
-      assert.equal(isValidEmail(bad), false, bad)
-  })
+it('isValidEmail takes what mail providers deliver to and refuses what relays refuse', () => {
+  const cases: [address: string, valid: boolean][] = [
+    ['a@b.cz', true],
+    ['jana.novakova@example.cz', true],
+    ['a.b.c+tag@x-y.example.org', true],
+    ["o'neil@example.com", true],
+    // A dot at either end of the local part, or two in a row: relays answer 501 (RFC 5321 Dot-string).
+    ['.a@example.cz', false],
+    ['a.@example.cz', false],
+    ['a..b@example.cz', false],
+    ['.@example.cz', false],
+    // Refused before as well: no @, a space, a bad domain, over-long parts.
+    ['plain', false],
+    ['a b@example.cz', false],
+    ['a@-x.cz', false],
+    ['a@x', false],
+    ['@x.cz', false],
+    [`${'a'.repeat(65)}@example.cz`, false],
+    [`a@${'b'.repeat(250)}.cz`, false],
+  ]
+  for (const [address, valid] of cases) assert.equal(isValidEmail(address), valid, address)
 })

@@ -127,8 +127,14 @@ export async function unsubscribeFromList(
  * the subscriber's identity); any other key is a custom field.
  */
 const EDITABLE: ReadonlySet<string> = new Set([...CONTACT_FIELDS].filter((f) => f !== 'email'))
+/** Contact columns that may hold null; the rest hold '' for "none" (NOT NULL in subscribers.table.ts). */
+const NULLABLE: ReadonlySet<string> = new Set(['company', 'phone', 'birthday', 'nameday'])
 
-/** Side effect: writes the fields on the contacts: known columns overwritten, the rest merged into custom fields. */
+/**
+ * Side effect: writes the fields on the contacts: known columns overwritten, the rest merged into custom fields.
+ * null clears a field: '' in a column that holds no null (a null there failed the node's whole group, every
+ * time its claim ran out, with no run moving on).
+ */
 export async function editFields(
   ex: Executor,
   contactIds: readonly number[],
@@ -138,7 +144,7 @@ export async function editFields(
   const sets: SQL[] = [sql`updated_at = ${ts(now)}`]
   const custom: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(fields)) {
-    const text = value === null || value === undefined ? null : String(value)
+    const text = value === null || value === undefined ? (NULLABLE.has(key) ? null : '') : String(value)
     if (EDITABLE.has(key)) sets.push(sql`${sql.identifier(key)} = ${text}`)
     else custom[key] = value
   }

@@ -70,6 +70,35 @@ describe('automation node types', async () => {
     assert.equal((await runsOf(t, p))[0]!.end_reason, 'end node')
   })
 
+  it("edit: null clears a field (to '' where the column holds no null), and the run goes on", async () => {
+    const p = await createPipeline(
+      t,
+      listId,
+      [
+        node('c', 'edit', { fields: { name: null, city: null, company: null, shoe: null } }, ['e']),
+        node('e', 'end'),
+      ],
+      { trigger: { type: 'api' } },
+    )
+    await subscribe(
+      t,
+      listId,
+      'clear@example.cz',
+      { name: 'Jana', city: 'Brno', company: 'ACME' },
+      { trigger_autoresponders: false },
+    )
+    await t.req('POST', `/pipelines/${p}/trigger`, { body: { email: 'clear@example.cz' } })
+    await settle(t)
+    const s = await subscriber('clear@example.cz')
+    assert.deepEqual([s.name, s.city, s.company], ['', '', null])
+    assert.equal(s.custom_fields.shoe, null)
+    assert.deepEqual(
+      (await logOf(t, p)).map((l) => l.action_id),
+      ['c', 'e'],
+    )
+    assert.equal((await runsOf(t, p))[0]!.end_reason, 'end node')
+  })
+
   it('split sends each run down one variant, chosen from the run id', async () => {
     const p = await createPipeline(
       t,

@@ -32,7 +32,7 @@ export interface OutboundHttpOptions {
 }
 
 export interface OutboundRequest {
-  method?: 'GET' | 'POST' | 'PUT' | 'HEAD'
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD'
   url: string
   headers?: Record<string, string>
   body?: string | Buffer

@@ -174,6 +174,30 @@ describe('automation node types', async () => {
     assert.deepEqual(await tagsOf(t, 'hook@example.cz'), ['hooked'])
   })
 
+  it('webhook: sent with the method the node names (GET without a body)', async () => {
+    const p = await createPipeline(
+      t,
+      listId,
+      [
+        node('g', 'webhook', { url: receiver.url('/by-get'), method: 'get' }, ['d']),
+        node('d', 'webhook', { url: receiver.url('/by-delete'), method: 'DELETE' }, ['p']),
+        node('p', 'webhook', { url: receiver.url('/by-patch'), method: 'PATCH', body: 'patched' }),
+      ],
+      { trigger: { type: 'api' } },
+    )
+    await subscribe(t, listId, 'method@example.cz', {}, { trigger_autoresponders: false })
+    await t.req('POST', `/pipelines/${p}/trigger`, { body: { email: 'method@example.cz' } })
+    await settle(t)
+    const seen = receiver.received
+      .filter((r) => r.path.startsWith('/by-'))
+      .map((r) => [r.path, r.method, r.body.length > 0])
+    assert.deepEqual(seen, [
+      ['/by-get', 'GET', false],
+      ['/by-delete', 'DELETE', true],
+      ['/by-patch', 'PATCH', true],
+    ])
+  })
+
   it('sms posts to the gateway; trigger starts another pipeline for the same subscriber', async () => {
     const target = await createPipeline(t, listId, [node('x', 'tag', { tag: 'from-trigger' })], {
       trigger: { type: 'api' },

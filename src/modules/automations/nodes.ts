@@ -10,6 +10,7 @@ import {
   type Duration,
   type PipelineNode,
   type PipelineRow,
+  WEBHOOK_METHODS,
 } from '../pipelines/index.js'
 import { requireTemplate, type TemplateRow } from '../templates/index.js'
 import { deliveryHeaders, findWebhook } from '../webhooks/index.js'
@@ -323,8 +324,9 @@ const webhook: NodeExecutor = {
   async prepare(env, runs) {
     const { node, pipeline } = env
     const url = String(prop(node, 'url') ?? '')
-    const method = (String(prop(node, 'method') ?? 'POST').toUpperCase() === 'PUT' ? 'PUT' : 'POST') as
-      'POST' | 'PUT'
+    // The method the node names (validated against WEBHOOK_METHODS); GET sends no body, the others the payload.
+    const named = String(prop(node, 'method') ?? 'POST').toUpperCase()
+    const method = WEBHOOK_METHODS.find((m) => m === named) ?? 'POST'
     const headers = (prop<Record<string, string>>(node, 'headers') ?? {}) as Record<string, string>
     const secret = (await findWebhook(env.ctx.db, pipeline.accountId))?.secret
     const done: Prepared = new Map()
@@ -332,16 +334,18 @@ const webhook: NodeExecutor = {
       runs.map(async (run) => {
         const given = prop<unknown>(node, 'body')
         const body =
-          typeof given === 'string'
-            ? given
-            : JSON.stringify(
-                given ?? {
-                  email: run.email,
-                  pipeline_id: pipeline.id,
-                  action_id: node.id,
-                  trigger_id: String(run.rootId),
-                },
-              )
+          method === 'GET'
+            ? ''
+            : typeof given === 'string'
+              ? given
+              : JSON.stringify(
+                  given ?? {
+                    email: run.email,
+                    pipeline_id: pipeline.id,
+                    action_id: node.id,
+                    trigger_id: String(run.rootId),
+                  },
+                )
         // The same id on every retry of one run's call, so the receiver can deduplicate.
         const id = `automation-${run.id}-${node.id}`
         const signed = secret
@@ -353,7 +357,7 @@ const webhook: NodeExecutor = {
             method,
             url,
             headers: { ...headers, ...signed },
-            body,
+            ...(method === 'GET' ? {} : { body }),
             timeoutMs: WEBHOOK_TIMEOUT_MS,
             maxResponseBytes: 4096,
           })

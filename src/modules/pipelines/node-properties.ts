@@ -33,7 +33,8 @@ export const emptyRefs = (): NodeRefs => ({ templates: [], lists: [], pipelines:
 export const TIME_UNITS: readonly TimeUnit[] = ['seconds', 'minutes', 'hours', 'days']
 const MAX_SPLIT_VARIANTS = 20
 const MAX_SMS = 1600
-const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+/** The methods a webhook node may name; the engine sends with the one it names. */
+export const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 
 type Props = Record<string, unknown>
 

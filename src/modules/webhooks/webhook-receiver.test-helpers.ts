@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { after } from 'node:test'
 
 export interface Received {
+  method: string
   path: string
   headers: IncomingHttpHeaders
   body: string
@@ -31,7 +32,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       const path = req.url ?? '/'
-      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') })
+      received.push({
+        method: req.method ?? '',
+        path,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      })
       const queue = scripts.get(path)
       const answer: Answer = (queue && queue.length > 1 ? queue.shift() : queue?.[0]) ?? { status: 200 }
       if (answer === 'hang') return

@@ -46,11 +46,23 @@ const MAX_DURATION: Record<TimeUnit, number> = {
   days: 3650,
 }
 
-/** `{value, unit}` read from `v` (a wait node's properties or a goal's timeout); errors under `path`. */
+/** Seconds in one of each unit. */
+const UNIT_SECONDS: Record<TimeUnit, number> = { seconds: 1, minutes: 60, hours: 3600, days: 86400 }
+
+/**
+ * `{value, unit}` read from `v` (a wait node's properties or a goal's timeout); errors under `path`. At least
+ * one second: the cycle check counts these as waits, and a wait of `0.0001` seconds (due at once, times are kept
+ * to the millisecond) let a cycle spin, a log entry a turn.
+ */
 function duration(bag: FieldErrorBag, v: Props, path: string) {
   const unit = oneOf(bag, v.unit, join(path, 'unit'), TIME_UNITS)
   const value = positiveNumber(bag, v.value, join(path, 'value'), MAX_DURATION[unit ?? 'seconds'])
-  return value === undefined || unit === undefined ? undefined : { value, unit }
+  if (value === undefined || unit === undefined) return undefined
+  if (value * UNIT_SECONDS[unit] < 1) {
+    bag.add(join(path, 'value'), 'The value must be at least 1 second.')
+    return undefined
+  }
+  return { value, unit }
 }
 
 function condition(bag: FieldErrorBag, refs: NodeRefs, v: unknown, path: string): Condition | undefined {

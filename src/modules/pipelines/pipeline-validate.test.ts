@@ -204,6 +204,16 @@ describe('checkPipelineShape', () => {
       ['wait without value', (b) => delete props(b, 'w1').value, 'actions.1.properties.value'],
       ['wait of an unknown unit', (b) => (props(b, 'w1').unit = 'weeks'), 'actions.1.properties.unit'],
       ['wait over ten years', (b) => (props(b, 'w1').value = 3651), 'actions.1.properties.value'],
+      [
+        'wait under a second (due at once, it would let a cycle spin)',
+        (b) => Object.assign(props(b, 'w1'), { value: 0.0001, unit: 'seconds' }),
+        'actions.1.properties.value',
+      ],
+      [
+        'goal timeout under a second',
+        (b) => (props(b, 'g1').timeout = { value: 0.5, unit: 'seconds' }),
+        'actions.13.properties.timeout.value',
+      ],
       ['check without condition', (b) => delete props(b, 'c1').condition, 'actions.2.properties.condition'],
       [
         'check with a bad condition',

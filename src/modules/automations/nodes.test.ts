@@ -268,6 +268,46 @@ describe('automation node types', async () => {
     assert.deepEqual(goals.sort(), ['met', 'met', 'timeout'])
   })
 
+  it('nodes in a cycle start afresh on each visit: a goal waits its whole timeout, a webhook gets its tries', async () => {
+    receiver.script('/cycle', [{ status: 500 }])
+    const listId = await createList(t, { name: 'Cycles' })
+    const p = await createPipeline(
+      t,
+      listId,
+      [
+        node('g', 'goal', { condition: { tag: 'never' }, timeout: { value: 1, unit: 'minutes' } }, ['h']),
+        node('h', 'webhook', { url: receiver.url('/cycle') }, ['w']),
+        node('w', 'wait', { value: 10, unit: 'minutes' }, ['g']),
+      ],
+      { trigger: { type: 'api' } },
+    )
+    await subscribe(t, listId, 'cycle@example.cz', {}, { trigger_autoresponders: false })
+    await t.req('POST', `/pipelines/${p}/trigger`, { body: { email: 'cycle@example.cz' } })
+    await settle(t)
+    // The goal times out after a minute; the webhook fails five times (retried after 30, 60, 120, 240 s).
+    for (const ms of [61_000, 31_000, 61_000, 121_000, 241_000]) {
+      clock.advance(ms)
+      await settle(t)
+    }
+    const calls = () => receiver.received.filter((r) => r.path === '/cycle').length
+    assert.equal(calls(), 5)
+    const steps = async () =>
+      (await logOf(t, p)).map((l) => [l.action_id, l.props.goal ?? l.props.tries ?? null])
+    assert.deepEqual(await steps(), [
+      ['g', 'timeout'],
+      ['h', 5],
+      ['w', null],
+    ])
+    // Back at the goal after the wait: it waits a whole minute again, then the webhook starts its tries anew.
+    clock.advance(601_000)
+    await settle(t)
+    assert.equal((await steps()).length, 3, 'the goal waits again')
+    clock.advance(61_000)
+    await settle(t)
+    assert.equal(calls(), 6)
+    assert.deepEqual((await steps()).slice(3), [['g', 'timeout']], 'the webhook stays for its retries')
+  })
+
   it('goal jumps are decided for the whole group of due runs at once: each run jumps exactly when met', async () => {
     const listId = await createList(t, { name: 'Goal jumps' })
     const p = await createPipeline(t, listId, [

@@ -89,6 +89,22 @@ function withNodeState(
   return { ...r.state, [group]: { ...current, [nodeId]: value } }
 }
 
+/**
+ * The run's state without what `group` keeps for `nodeId`: for a node the run leaves, so that its next visit
+ * (a node in a cycle) starts afresh instead of reading the last one's (a goal timed out at once, a webhook
+ * counted the tries of the visit before).
+ */
+function withoutNodeState(
+  state: Record<string, unknown>,
+  group: string,
+  nodeId: string,
+): Record<string, unknown> {
+  const current = (state[group] ?? {}) as Record<string, unknown>
+  if (!(nodeId in current)) return state
+  const { [nodeId]: _left, ...rest } = current
+  return { ...state, [group]: rest }
+}
+
 const passThrough: NodeExecutor = { execute: async (_env, _tx, runs) => each(runs, () => ({ props: {} })) }
 
 const stringVars = (s: Subject): Record<string, string> => {
@@ -377,9 +393,10 @@ const webhook: NodeExecutor = {
     return each(runs, (r) => {
       const a = prepared.get(r.id) as WebhookAnswer | undefined
       const tries = Number(((r.state.webhook ?? {}) as Record<string, unknown>)[env.node.id] ?? 0) + 1
-      if (a?.ok) return { props: { status: a.status, tries } }
+      const left = withoutNodeState(r.state, 'webhook', env.node.id)
+      if (a?.ok) return { props: { status: a.status, tries }, state: left }
       const error = a && !a.ok ? a.error : 'not sent'
-      if (tries >= WEBHOOK_TRIES) return { props: { error, tries, failed: true } }
+      if (tries >= WEBHOOK_TRIES) return { props: { error, tries, failed: true }, state: left }
       return {
         props: {},
         stay: new Date(env.now.getTime() + WEBHOOK_FIRST_RETRY_MS * 2 ** (tries - 1)),
@@ -427,7 +444,10 @@ const goal: NodeExecutor = {
     const out = new Map<number, Outcome>()
     for (const r of runs) {
       // A goal passed (met or timed out) is never jumped to again.
-      const passed = { ...r.state, goalsPassed: [...goalsPassed(r.state), env.node.id] }
+      const passed = {
+        ...withoutNodeState(r.state, 'goal', env.node.id),
+        goalsPassed: [...goalsPassed(r.state), env.node.id],
+      }
       if (met.get(r.id) === true) {
         // Met goals are shared by the branches of the run's trigger (engine.ts).
         const goalsMet = Array.isArray(r.state.goalsMet) ? (r.state.goalsMet as string[]) : []

@@ -268,14 +268,22 @@ async function checkRefs(
 /**
  * The whole validation: the shape, then what it names in the account (templates of mail nodes, lists of
  * `list_id` and of subscribe/unsubscribe nodes, pipelines of trigger nodes). Every error is reported at once.
+ * `given`: the top-level fields a partial update brings; names in the others are stored ones, not checked again
+ * (a template or list deleted since is the engine's to meet, and must not keep a PUT of `status` from pausing the
+ * pipeline).
  */
-export async function validatePipeline(input: unknown, lookup: RefLookup): Promise<ValidationResult> {
+export async function validatePipeline(
+  input: unknown,
+  lookup: RefLookup,
+  given?: ReadonlySet<string>,
+): Promise<ValidationResult> {
   const shape = checkPipelineShape(input)
   const bag = new FieldErrorBag()
   if (!shape.ok) for (const [p, msgs] of Object.entries(shape.errors)) for (const m of msgs) bag.add(p, m)
-  await checkRefs(bag, shape.refs.templates, (ids) => lookup.templates(ids), 'template')
-  await checkRefs(bag, shape.refs.lists, (ids) => lookup.lists(ids), 'list')
-  await checkRefs(bag, shape.refs.pipelines, (ids) => lookup.pipelines(ids), 'pipeline')
+  const checked = (uses: RefUse[]) => (given ? uses.filter((u) => given.has(u.path.split('.')[0]!)) : uses)
+  await checkRefs(bag, checked(shape.refs.templates), (ids) => lookup.templates(ids), 'template')
+  await checkRefs(bag, checked(shape.refs.lists), (ids) => lookup.lists(ids), 'list')
+  await checkRefs(bag, checked(shape.refs.pipelines), (ids) => lookup.pipelines(ids), 'pipeline')
   if (!bag.empty || !shape.ok) return { ok: false, errors: bag.errors }
   return { ok: true, pipeline: shape.pipeline }
 }

@@ -145,6 +145,32 @@ describe('pipelines routes', async () => {
     assert.equal((await t.req('GET', `/pipelines/${id}`)).body.version, 3)
   })
 
+  it('updates what a PUT brings even when a list or template the pipeline names was deleted since', async () => {
+    const gone: number = (await t.req('POST', '/templates', { body: { name: 'Gone', html: '<p>x</p>' } }))
+      .body.id
+    const goneList: number = (await t.req('POST', '/lists', { body: { name: 'Gone' } })).body.id
+    const flow = {
+      name: 'Refs',
+      list_id: goneList,
+      actions: [
+        { id: 'm', type: 'mail', properties: { name: 'M', template: gone }, next: ['e'] },
+        { id: 'e', type: 'end', properties: { name: 'E' }, next: null },
+      ],
+    }
+    const { id } = (await t.req('POST', '/pipelines', { body: flow })).body
+    assert.equal((await t.req('DELETE', `/templates/${gone}`)).status, 200)
+    assert.equal((await t.req('DELETE', `/lists/${goneList}`)).status, 200)
+    const paused = await t.req('PUT', `/pipelines/${id}`, { body: { status: 'paused', name: 'Refs 2' } })
+    assert.equal(paused.status, 200, JSON.stringify(paused.body))
+    assert.deepEqual([paused.body.status, paused.body.name], ['paused', 'Refs 2'])
+    // What a PUT brings is checked: the deleted template and list again, named at their fields.
+    const again = await t.req('PUT', `/pipelines/${id}`, {
+      body: { list_id: goneList, actions: flow.actions },
+    })
+    assert.equal(again.status, 422)
+    assert.deepEqual(Object.keys(again.body.errors).sort(), ['actions.0.properties.template', 'list_id'])
+  })
+
   it('soft-deletes: later reads answer 404, the row stays', async () => {
     const { id } = (await t.req('POST', '/pipelines', { body: welcome() })).body
     assert.deepEqual((await t.req('DELETE', `/pipelines/${id}`)).body, { deleted: true })

@@ -33,8 +33,13 @@ function lookupFor(ctx: Ctx, accountId: number): RefLookup {
 }
 
 /** The body checked in full against the account; the contract's 422 otherwise. */
-async function requireValid(ctx: Ctx, accountId: number, body: unknown): Promise<ValidPipeline> {
-  const r = await validatePipeline(body, lookupFor(ctx, accountId))
+async function requireValid(
+  ctx: Ctx,
+  accountId: number,
+  body: unknown,
+  given?: ReadonlySet<string>,
+): Promise<ValidPipeline> {
+  const r = await validatePipeline(body, lookupFor(ctx, accountId), given)
   if (!r.ok) throw validationFailed(r.errors)
   return r.pipeline
 }
@@ -79,7 +84,7 @@ export function createPipelineService(ctx: Ctx) {
       const merged: Record<string, unknown> = { ...bodyOf(current), ...body }
       // New actions without a start begin at their first node, as on create.
       if (body.actions !== undefined && body.start === undefined) delete merged.start
-      const p = await requireValid(ctx, accountId, merged)
+      const p = await requireValid(ctx, accountId, merged, new Set(Object.keys(body)))
       const row = await retryOnConflict(() => repo.updatePipeline(ctx.db, accountId, id, p, ctx.clock.now()))
       if (!row) throw pipelineNotFound()
       return toPipelineObject(row)

@@ -5,9 +5,9 @@ import type { OutboundHttp } from '../../core/net/outbound.js'
 import { listSenders } from '../lists/index.js'
 import { contactMergeVars } from '../messages/index.js'
 import {
+  durationMs,
   findPipeline,
   type Condition,
-  type Duration,
   type PipelineNode,
   type PipelineRow,
   WEBHOOK_METHODS,
@@ -62,14 +62,6 @@ export interface NodeExecutor {
   prepare?(env: NodeEnv, runs: ClaimedRun[]): Promise<Prepared>
   /** Inside the node's transaction: effects for all runs of the group at once; one outcome per run. */
   execute(env: NodeEnv, tx: Executor, runs: ClaimedRun[], prepared: Prepared): Promise<Map<number, Outcome>>
-}
-
-const UNIT_MS = { seconds: 1000, minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const
-
-export function durationMs(d: unknown): number {
-  const { value, unit } = (d ?? {}) as Partial<Duration>
-  const ms = UNIT_MS[unit as keyof typeof UNIT_MS] ?? 0
-  return Math.max(0, Number(value) || 0) * ms
 }
 
 const prop = <T>(node: PipelineNode, key: string) => node.properties[key] as T | undefined

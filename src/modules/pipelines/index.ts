@@ -17,4 +17,4 @@ export {
   type ValidationResult,
   type ValidPipeline,
 } from './pipeline-validate.js'
-export { isWaitingNode, WEBHOOK_METHODS } from './node-properties.js'
+export { durationMs, isWaitingNode, WEBHOOK_METHODS } from './node-properties.js'

@@ -2,7 +2,7 @@ import type { FieldErrorBag } from '../../core/http/errors.js'
 import { isValidEmail } from '../../core/http/email.js'
 import { parseOutboundUrl } from '../../core/net/outbound-url.js'
 import { parseCondition, walkCondition } from '../segments/index.js'
-import type { Condition, NodeType, PipelineNode, TimeUnit } from './pipeline-graph.js'
+import type { Condition, Duration, NodeType, PipelineNode, TimeUnit } from './pipeline-graph.js'
 import {
   isObject,
   join,
@@ -38,16 +38,23 @@ export const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as cons
 
 type Props = Record<string, unknown>
 
-/** Longest wait per unit: ten years. Longer ones are mistakes, and due times stay far inside the date range. */
-const MAX_DURATION: Record<TimeUnit, number> = {
-  seconds: 3650 * 86400,
-  minutes: 3650 * 1440,
-  hours: 3650 * 24,
-  days: 3650,
+/** Milliseconds in one of each unit: what a wait's due time and the bounds below are reckoned in. */
+const UNIT_MS: Record<TimeUnit, number> = {
+  seconds: 1000,
+  minutes: 60_000,
+  hours: 3_600_000,
+  days: 86_400_000,
 }
 
-/** Seconds in one of each unit. */
-const UNIT_SECONDS: Record<TimeUnit, number> = { seconds: 1, minutes: 60, hours: 3600, days: 86400 }
+/** A wait's (or a goal timeout's) length in milliseconds; 0 for anything that is not one. */
+export function durationMs(d: unknown): number {
+  const { value, unit } = (d ?? {}) as Partial<Duration>
+  const ms = UNIT_MS[unit as TimeUnit] ?? 0
+  return Math.max(0, Number(value) || 0) * ms
+}
+
+/** Longest wait: ten years. Longer ones are mistakes, and due times stay far inside the date range. */
+const MAX_DURATION_MS = 3650 * UNIT_MS.days
 
 /**
  * `{value, unit}` read from `v` (a wait node's properties or a goal's timeout); errors under `path`. At least
@@ -56,9 +63,14 @@ const UNIT_SECONDS: Record<TimeUnit, number> = { seconds: 1, minutes: 60, hours:
  */
 function duration(bag: FieldErrorBag, v: Props, path: string) {
   const unit = oneOf(bag, v.unit, join(path, 'unit'), TIME_UNITS)
-  const value = positiveNumber(bag, v.value, join(path, 'value'), MAX_DURATION[unit ?? 'seconds'])
+  const value = positiveNumber(
+    bag,
+    v.value,
+    join(path, 'value'),
+    MAX_DURATION_MS / UNIT_MS[unit ?? 'seconds'],
+  )
   if (value === undefined || unit === undefined) return undefined
-  if (value * UNIT_SECONDS[unit] < 1) {
+  if (durationMs({ value, unit }) < 1000) {
     bag.add(join(path, 'value'), 'The value must be at least 1 second.')
     return undefined
   }

@@ -1,9 +1,10 @@
-import { sql, type SQL } from 'drizzle-orm'
+import { getTableColumns, sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryRows } from '../../core/db/sql.js'
 import type { ContactForMerge } from '../messages/index.js'
 import { CONTACT_FIELDS } from '../segments/index.js'
 import { listenedFor } from '../signals/index.js'
+import { contacts } from '../subscribers/index.js'
 
 /** The SQL of node effects on subscribers (tags, lists, fields) and what the engine reads about them. */
 
@@ -127,8 +128,12 @@ export async function unsubscribeFromList(
  * the subscriber's identity); any other key is a custom field.
  */
 const EDITABLE: ReadonlySet<string> = new Set([...CONTACT_FIELDS].filter((f) => f !== 'email'))
-/** Contact columns that may hold null; the rest hold '' for "none" (NOT NULL in subscribers.table.ts). */
-const NULLABLE: ReadonlySet<string> = new Set(['company', 'phone', 'birthday', 'nameday'])
+/** Contact columns that may hold null, read off the table; the rest hold '' for "none". */
+const NULLABLE: ReadonlySet<string> = new Set(
+  Object.values(getTableColumns(contacts))
+    .filter((c) => !c.notNull)
+    .map((c) => c.name),
+)
 
 /**
  * Side effect: writes the fields on the contacts: known columns overwritten, the rest merged into custom fields.

@@ -46,3 +46,9 @@ export const EmptyArray = Type.Array(Type.Unknown(), {
   maxItems: 0,
   description: 'an empty map as PHP encodes it ([]), taken as {}',
 })
+
+/**
+ * An optional map: null, the map `t`, or `[]` (PHP's empty map, EmptyArray). Null first, so that no other branch
+ * coerces it (Ajv tries the branches in order and coerces as it goes).
+ */
+export const MapOrEmpty = <T extends TSchema>(t: T) => Type.Union([Type.Null(), t, EmptyArray])

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { isoMicro, sqlDateTime } from '../../core/http/formats.js'
-import { AnyObject, EmptyArray, Nullable, OrNull } from '../../core/http/schemas.js'
+import { AnyObject, MapOrEmpty, Nullable, OrNull } from '../../core/http/schemas.js'
 import type { contacts, memberships } from './subscribers.table.js'
 
 /**
@@ -61,9 +61,7 @@ export const SubscriberData = Type.Object({
   status: Type.Optional(OrNull(Type.Integer())),
   rating: Type.Optional(OrNull(Type.Number())),
   tags: Type.Optional(OrNull(Type.Array(Type.String()))),
-  groups: Type.Optional(
-    Type.Union([Type.Null(), Type.Record(Type.String(), Type.Array(Type.String())), EmptyArray]),
-  ),
+  groups: Type.Optional(MapOrEmpty(Type.Record(Type.String(), Type.Array(Type.String())))),
   // Checked by the service (5000 characters in total, unique keys after trim + lower-case).
   custom_fields: Type.Optional(Type.Unknown()),
 })

@@ -1,5 +1,5 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { EmptyArray, Nullable, OrNull } from '../../core/http/schemas.js'
+import { Type, type Static } from '@sinclair/typebox'
+import { MapOrEmpty, Nullable, OrNull } from '../../core/http/schemas.js'
 
 /**
  * Wire shapes of the tracker's transactions (api.md "Transaction", contract §9). Input is lenient as the
@@ -94,15 +94,11 @@ export const DeleteBulkBody = Type.Object({
 })
 export type DeleteBulkBodyT = Static<typeof DeleteBulkBody>
 
-/**
- * Null first, so that null is not coerced by another branch; `[]` is PHP's empty map (EmptyArray), which the PHP
- * client sends as the body of every DELETE it makes: no shop, the order in every shop.
- */
-const EmptyMapOr = <T extends TSchema>(t: T) => Type.Union([Type.Null(), t, EmptyArray])
+/** `[]` (PHP's empty map) is what the PHP client sends as the body of every DELETE: no shop, every shop's order. */
 export const DeleteOneBody = Type.Optional(
-  EmptyMapOr(
+  MapOrEmpty(
     Type.Object({
-      transaction_data: Type.Optional(EmptyMapOr(Type.Object({ shop: Type.Optional(OrNull(Text)) }))),
+      transaction_data: Type.Optional(MapOrEmpty(Type.Object({ shop: Type.Optional(OrNull(Text)) }))),
     }),
   ),
 )

@@ -332,7 +332,7 @@ const webhook: NodeExecutor = {
   async prepare(env, runs) {
     const { node, pipeline } = env
     const url = String(prop(node, 'url') ?? '')
-    // The method the node names (validated against WEBHOOK_METHODS); GET sends no body, the others the payload.
+    // The method the node names (validated against WEBHOOK_METHODS).
     const named = String(prop(node, 'method') ?? 'POST').toUpperCase()
     const method = WEBHOOK_METHODS.find((m) => m === named) ?? 'POST'
     const headers = (prop<Record<string, string>>(node, 'headers') ?? {}) as Record<string, string>
@@ -340,20 +340,16 @@ const webhook: NodeExecutor = {
     const done: Prepared = new Map()
     await Promise.all(
       runs.map(async (run) => {
+        // GET carries no body (signed as empty); the others the node's body, or the run's own payload.
         const given = prop<unknown>(node, 'body')
+        const payload = {
+          email: run.email,
+          pipeline_id: pipeline.id,
+          action_id: node.id,
+          trigger_id: String(run.rootId),
+        }
         const body =
-          method === 'GET'
-            ? ''
-            : typeof given === 'string'
-              ? given
-              : JSON.stringify(
-                  given ?? {
-                    email: run.email,
-                    pipeline_id: pipeline.id,
-                    action_id: node.id,
-                    trigger_id: String(run.rootId),
-                  },
-                )
+          method === 'GET' ? '' : typeof given === 'string' ? given : JSON.stringify(given ?? payload)
         // The same id on every retry of one run's call, so the receiver can deduplicate.
         const id = `automation-${run.id}-${node.id}`
         const signed = secret

@@ -16,7 +16,8 @@ export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]
  * a union: Ajv coerces only data of none of the listed types, so null stays null, '' stays '' and 0 stays 0. A
  * union is coerced branch by branch: `string` tried first turns null into '' (and `integer`, into 0); `null` tried
  * first let a one-element array (`["a"]`) through uncoerced to the service, which a POST /campaigns answered
- * with a 500. Here such an array is refused (422). For responses, Nullable.
+ * with a 500. Here an array is refused (422) or unwrapped to a value of the listed types (Ajv's `[0]` to null for
+ * a nullable integer), never passed on. For responses, Nullable.
  */
 export const OrNull = <T extends TSchema & { type: string }>(t: T) => {
   // Without TypeBox's kind mark of `t`, which would still call the schema a plain string (or integer…).

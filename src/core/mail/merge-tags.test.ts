@@ -42,6 +42,16 @@ describe('merge tags', () => {
     assert.equal(t.render(data({}), 'text'), 'N!')
   })
 
+  it('keeps what follows an IF that is never closed, its tags rendering nothing', () => {
+    const t = compileTemplate('A*|IF:vip|*B*|IF:city|*C*|END:IF|*D*|ELSE:|*E *|UNSUB|*')
+    const special = (n: string) => (n === 'UNSUB' ? 'u' : undefined)
+    assert.equal(t.render(data({}, special), 'text'), 'ABDE u')
+    assert.equal(t.render(data({ vip: 1, city: 'x' }, special), 'text'), 'ABCDE u')
+    const parts: (number | string)[] = []
+    t.renderParts(data({}, special), 'text', parts)
+    assert.equal(parts.map((p) => (typeof p === 'number' ? t.texts[p] : p)).join(''), 'ABDE u')
+  })
+
   it('hands special tags to the caller with their argument', () => {
     const calls: string[] = []
     const t = compileTemplate('<a href="*|UNSUB|*">u</a> *|coupon:12|* *|EMAIL|*')

@@ -71,8 +71,8 @@ function truthy(v: MergeValue): boolean {
 
 export function compileTemplate(source: string): CompiledTemplate {
   const root: Node[] = []
-  // Stack of open IF blocks: where their nodes currently go.
-  const stack: { node: Extract<Node, { kind: 'if' }>; inElse: boolean }[] = []
+  // Stack of open IF blocks: where their nodes currently go, and the list that holds each.
+  const stack: { node: Extract<Node, { kind: 'if' }>; inElse: boolean; parent: Node[] }[] = []
   const names = new Set<string>()
   const texts: string[] = []
   const text = (t: string): Node => ({ kind: 'text', text: t, index: texts.push(t) - 1 })
@@ -95,8 +95,9 @@ export function compileTemplate(source: string): CompiledTemplate {
     if (head === 'IF' && arg) {
       const node: Extract<Node, { kind: 'if' }> = { kind: 'if', name: arg.toLowerCase(), then: [], else: [] }
       names.add(node.name)
-      target().push(node)
-      stack.push({ node, inElse: false })
+      const parent = target()
+      parent.push(node)
+      stack.push({ node, inElse: false, parent })
     } else if (head === 'ELSE' && stack.length) {
       stack[stack.length - 1]!.inElse = true
     } else if (head === 'END' && stack.length) {
@@ -110,6 +111,11 @@ export function compileTemplate(source: string): CompiledTemplate {
     }
   }
   if (last < source.length) target().push(text(source.slice(last)))
+  // An IF never closed is no block: its tags render nothing, as stray ones do, and what follows them stays. Read as
+  // a block running to the end, one missing END:IF would silently drop the rest of a mail for everyone it is false
+  // for (the footer and its unsubscribe link with it). Innermost first, so an outer one takes the inner's nodes.
+  for (const { node, parent } of stack.reverse())
+    parent.splice(parent.indexOf(node), 1, ...node.then, ...node.else)
 
   /** Text nodes go out as their text, or as their index when `indices`. */
   const renderNodes = (

@@ -4,12 +4,13 @@ import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { dataOf, openSmtpSession } from './smtp-session.js'
 
-/** A relay keeping every message as it arrived; `hidePIPELINING` makes it one that offers no pipelining. */
-async function startRelay(opts: { pipelining: boolean }) {
-  const received: { from: string; to: string[]; raw: string }[] = []
+/** A relay keeping every message as it arrived, offering PIPELINING and SMTPUTF8 or not. */
+async function startRelay(opts: { pipelining: boolean; smtpUtf8?: boolean }) {
+  const received: { from: string; to: string[]; raw: string; smtpUtf8: boolean }[] = []
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS', 'AUTH'],
     hidePIPELINING: !opts.pipelining,
+    hideSMTPUTF8: opts.smtpUtf8 === false,
     logger: false,
     closeTimeout: 500,
     onMailFrom(address, _session, cb) {
@@ -33,6 +34,7 @@ async function startRelay(opts: { pipelining: boolean }) {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
           raw,
+          smtpUtf8: session.envelope.smtpUtf8 === true,
         })
         cb()
       })
@@ -138,6 +140,50 @@ for (const pipelining of [true, false]) {
       await session.send('b@shop.example', ['d@x.cz'], msg)
       assert.equal(relay.received.length, before + 1)
       assert.deepEqual(relay.received.at(-1)?.to, ['d@x.cz'])
+    })
+
+    it('declares SMTPUTF8 for an address beyond ASCII, and only then', async () => {
+      const before = relay.received.length
+      const msg = Buffer.from('Subject: x\r\n\r\nx\r\n')
+      await Promise.all([
+        session.send('b@shop.example', ['jiří@x.cz'], msg),
+        session.send('b@shop.example', ['e@x.cz'], msg),
+      ])
+      assert.deepEqual(
+        relay.received.slice(before).map((m) => [m.to[0], m.smtpUtf8]),
+        [
+          ['jiří@x.cz', true],
+          ['e@x.cz', false],
+        ],
+      )
+    })
+
+    it('refuses an address beyond ASCII when the relay offers no SMTPUTF8, writing nothing of it', async () => {
+      const plain = await startRelay({ pipelining, smtpUtf8: false })
+      const s = await openSmtpSession({
+        host: '127.0.0.1',
+        port: plain.port,
+        secure: false,
+        rejectUnauthorized: false,
+      })
+      after(() => s.quit())
+      const msg = Buffer.from('Subject: x\r\n\r\nx\r\n')
+      const results = await Promise.allSettled([
+        s.send('b@shop.example', ['f@x.cz'], msg),
+        s.send('b@shop.example', ['žofie@x.cz'], msg),
+        s.send('b@shop.example', ['g@x.cz'], msg),
+      ])
+      assert.deepEqual(
+        results.map((r) =>
+          r.status === 'fulfilled' ? 'sent' : (r.reason as { responseCode: number }).responseCode,
+        ),
+        ['sent', 553, 'sent'],
+      )
+      assert.deepEqual(
+        plain.received.map((m) => m.to[0]),
+        ['f@x.cz', 'g@x.cz'],
+      )
+      assert.equal(s.usable, true)
     })
   })
 }

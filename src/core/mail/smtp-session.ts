@@ -50,6 +50,9 @@ export class NotSentError extends Error {
   }
 }
 
+const NON_ASCII = /[^\x00-\x7f]/
+const isAscii = (s: string) => !NON_ASCII.test(s)
+
 interface Reply {
   code: number
   /** The whole reply, lines joined by newlines, as nodemailer gives it. */
@@ -265,9 +268,18 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
     const queue: Transaction[] = []
     let busy = false
 
+    /**
+     * RFC 6531: an address with characters beyond ASCII (the local part; domains are ASCII by isValidEmail) goes
+     * only with SMTPUTF8 declared, and only to a relay that offers it. Sent bare, relays refuse it as a bad address
+     * (Postfix: 553 5.6.7), which read as a hard bounce of a good address.
+     */
+    const needsUtf8 = (tx: Transaction) => !isAscii(tx.from) || tx.to.some((t) => !isAscii(t))
+    const mailFrom = (tx: Transaction) => `MAIL FROM:<${tx.from}>${needsUtf8(tx) ? ' SMTPUTF8' : ''}`
+    const cannotCarry = (tx: Transaction) => !smtpUtf8 && needsUtf8(tx)
+
     /** Writes a transaction's MAIL FROM, RCPT TO and DATA in one go (PIPELINING); their replies to come. */
     const writeEnvelope = (tx: Transaction) => {
-      let commands = `MAIL FROM:<${tx.from}>\r\n`
+      let commands = `${mailFrom(tx)}\r\n`
       for (const t of tx.to) commands += `RCPT TO:<${t}>\r\n`
       const pending: Promise<Reply>[] = []
       // MAIL FROM, each RCPT TO, DATA. Each is awaited in turn; when the session fails, the later ones must not
@@ -283,14 +295,22 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
 
     /** One transaction; the caller has it alone on the session. */
     const transact = async (tx: Transaction) => {
-      const { from, to } = tx
+      const { to } = tx
+      // Nothing written: the session stays usable for the transactions behind this one.
+      if (cannotCarry(tx))
+        throw new SmtpError(
+          'The relay does not take addresses beyond ASCII',
+          'EENVELOPE',
+          '553 5.6.7 The relay does not offer SMTPUTF8, which an address beyond ASCII needs (RFC 6531)',
+          'MAIL FROM',
+        )
       const replies: Reply[] = []
       if (pipelining) {
         if (!tx.envelope) writeEnvelope(tx)
         for (const p of tx.envelope!) replies.push(await p)
       } else {
         // Without pipelining, one command at a time; no DATA after a refused sender or with no recipient.
-        const mail = await command(`MAIL FROM:<${from}>`)
+        const mail = await command(mailFrom(tx))
         replies.push(mail)
         if (mail.code < 300) {
           for (const t of to) replies.push(await command(`RCPT TO:<${t}>`))
@@ -333,7 +353,7 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
       // RFC 2920 §3.1: message content may open a group; the next transaction's commands follow it in the same
       // write, halving the writes (and the relay's reads) per message.
       const next = queue[0]
-      if (pipelining && next) writeEnvelope(next)
+      if (pipelining && next && !cannotCarry(next)) writeEnvelope(next)
       socket.uncork()
       const r = await done
       if (r.code >= 300) throw new SmtpError('Message failed', 'EMESSAGE', r.text, 'DATA')
@@ -362,6 +382,7 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
     }
 
     let pipelining = false
+    let smtpUtf8 = false
     const session: SmtpSession = {
       get usable() {
         return !ended && !broken
@@ -404,6 +425,7 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
       }
       if (opts.auth) await login(extensions)
       pipelining = extensions.has('PIPELINING')
+      smtpUtf8 = extensions.has('SMTPUTF8')
       return session
     })().then(resolve, (err: unknown) => {
       const e = err instanceof Error ? err : new Error(String(err))

@@ -13,9 +13,14 @@ export async function* gunzipIfCompressed(
   maxBytes: number,
 ): AsyncGenerator<Buffer> {
   const it = chunks[Symbol.asyncIterator]()
-  const first = await it.next()
-  if (first.done) return
-  const head: Buffer = first.value
+  // The two magic bytes may come in chunks of one.
+  let head: Buffer = Buffer.alloc(0)
+  while (head.length < 2) {
+    const next = await it.next()
+    if (next.done) break
+    head = head.length ? Buffer.concat([head, next.value]) : next.value
+  }
+  if (head.length === 0) return
   async function* all(): AsyncGenerator<Buffer> {
     yield head
     for (let n = await it.next(); !n.done; n = await it.next()) yield n.value

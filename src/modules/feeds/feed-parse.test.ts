@@ -1,7 +1,15 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { gzipSync } from 'node:zlib'
+import { gunzipIfCompressed } from './feed-gunzip.js'
 import { parseFeed } from './feed-parse.js'
-import { FeedParseError, parsePrice, splitCategories, type FeedProduct } from './feed-product.js'
+import {
+  FeedParseError,
+  MAX_FIELD_CHARS,
+  parsePrice,
+  splitCategories,
+  type FeedProduct,
+} from './feed-product.js'
 import type { FeedFormat } from './feeds.table.js'
 import { csvFeed, googleAtom, googleRss, heurekaFeed } from './feed-server.test-helpers.js'
 
@@ -11,12 +19,17 @@ async function* chunks(body: string | Buffer, size: number): AsyncGenerator<Buff
   for (let i = 0; i < buf.length; i += size) yield buf.subarray(i, i + size)
 }
 
-async function read(body: string | Buffer, given: FeedFormat | null = null, size = 7) {
+async function read(body: string | Buffer, given: FeedFormat | null = null, size = 7, httpCharset?: string) {
   let format: FeedFormat | undefined
   const products: FeedProduct[] = []
-  for await (const batch of parseFeed(chunks(body, size), given, (f) => (format = f))) products.push(...batch)
+  for await (const batch of parseFeed(chunks(body, size), given, (f) => (format = f), httpCharset))
+    products.push(...batch)
   return { format, products }
 }
+
+/** Windows-1250 bytes of text holding only ASCII and these Czech letters. */
+const CP1250: Record<string, number> = { Ž: 0x8e, ť: 0x9d, č: 0xe8, ý: 0xfd, ů: 0xf9, ň: 0xf2, Č: 0xc8 }
+const cp1250 = (s: string) => Buffer.from([...s].map((c) => CP1250[c] ?? c.charCodeAt(0)))
 
 const items = [
   { id: 'A-1', title: 'Hrnek „Žluťoučký“ & spol.', price: '1 299,90', category: 'Domácnost | Kuchyně' },
@@ -110,9 +123,65 @@ describe('feed parsing', () => {
 
   it('decodes the charset the XML declaration names', async () => {
     const xml = heurekaFeed([{ id: '1', title: 'Čaj' }]).replace('utf-8', 'windows-1250')
-    const body = Buffer.from(new Uint8Array([...xml].map((c) => (c === 'Č' ? 0xc8 : c.charCodeAt(0)))))
-    const { products } = await read(body)
+    const { products } = await read(cp1250(xml), null, 7, 'utf-8')
     assert.equal(products[0]!.title, 'Čaj')
+  })
+
+  it('reads a file that names no charset in the HTTP one, unless it reads as UTF-8; else UTF-8 or windows-1250', async () => {
+    const title = 'Žluťoučký kůň'
+    const csv = `id;title\nA;${title}\n`
+    const xml = heurekaFeed([{ id: 'A', title }]).replace(/^<\?xml[^>]*>/, '')
+    for (const [body, http] of [
+      [cp1250(csv), 'windows-1250'],
+      [cp1250(csv), undefined],
+      [Buffer.from(csv), 'iso-8859-2'],
+      [Buffer.from(csv), undefined],
+      [cp1250(xml), 'windows-1250'],
+      [Buffer.from(xml), 'windows-1250'],
+    ] as const) {
+      const { products } = await read(body, null, 7, http)
+      assert.equal(products[0]!.title, title, `${http} ${body.subarray(0, 5).toString()}`)
+    }
+  })
+
+  it('reads UTF-16 with a byte-order mark, and XML with white space before its declaration', async () => {
+    const xml = heurekaFeed([{ id: 'A', title: 'Čaj' }])
+    for (const body of [
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml.replace('utf-8', 'UTF-16'), 'utf16le')]),
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('id,title\r\nA,Čaj\r\n', 'utf16le')]),
+      Buffer.from(`\r\n  ${xml}`),
+      Buffer.from(`\uFEFF\n${xml}`),
+    ]) {
+      const { products } = await read(body)
+      assert.deepEqual(
+        [products[0]?.id, products[0]?.title],
+        ['A', 'Čaj'],
+        body.subarray(0, 8).toString('hex'),
+      )
+    }
+  })
+
+  it('inflates a gzipped feed whatever size its first chunks are', async () => {
+    const xml = heurekaFeed(items)
+    for (const size of [1, 2, 4096]) {
+      let products = 0
+      for await (const batch of parseFeed(
+        gunzipIfCompressed(chunks(gzipSync(xml), size), 1e6),
+        null,
+        () => undefined,
+      ))
+        products += batch.length
+      assert.equal(products, 2, `chunks of ${size}`)
+    }
+  })
+
+  it('never cuts a long field inside a character (half an emoji is no text jsonb takes)', async () => {
+    const long = `${'a'.repeat(MAX_FIELD_CHARS - 1)}😀 more`
+    for (const body of [heurekaFeed([{ id: 'A', title: long }]), `id;title\nA;${long}\n`]) {
+      const { products } = await read(body, null, 4096)
+      assert.equal(products[0]!.title, 'a'.repeat(MAX_FIELD_CHARS - 1))
+      assert.doesNotThrow(() => encodeURIComponent(products[0]!.title)) // throws on a lone surrogate
+    }
   })
 
   it('refuses malformed and unknown files with a reason', async () => {

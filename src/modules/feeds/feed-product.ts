@@ -23,10 +23,13 @@ const MAX_EXTRA_FIELDS = 40
 /** NUL cannot be stored in PostgreSQL text or jsonb; trimmed and bounded too. */
 export function clean(value: string | undefined): string {
   if (!value) return ''
-  return value
+  const cut = value
     .replace(/\u0000/g, '')
     .trim()
     .slice(0, MAX_FIELD_CHARS)
+  // A cut inside a surrogate pair (an emoji at the limit) leaves half a character, which jsonb refuses: the
+  // refresh failed as the server's fault, and again on every try, since the feed does not change.
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   type StreamResponse,
 } from '../../core/net/outbound-stream.js'
 import { FeedParseError, type FeedProduct } from './feed-product.js'
+import { contentTypeCharset } from './feed-charset.js'
 import { gunzipIfCompressed } from './feed-gunzip.js'
 import { parseFeed } from './feed-parse.js'
 import type { FeedErrorCode, FeedFormat } from './feeds.table.js'
@@ -105,6 +106,7 @@ export async function runFeedRefresh(
       gunzipIfCompressed(res.body, ctx.config.feedMaxBytes),
       feed.format_detected ? null : feed.format,
       (f) => (detected = f),
+      contentTypeCharset(res.headers['content-type']),
     )) {
       // Fails at the limit-th item: the rest of the file is neither read (the download is dropped) nor staged.
       for (const p of batch) {

@@ -1,4 +1,5 @@
 import { SaxesParser, type SaxesTagNS } from 'saxes'
+import { guessCharset } from './feed-charset.js'
 import type { FeedFormat } from './feeds.table.js'
 import {
   clean,
@@ -89,12 +90,21 @@ export function productOf(fields: Map<string, string>, names: FieldNames): FeedP
   }
 }
 
-/** The charset named by the XML declaration at the start, else UTF-8. */
-function decoderFor(head: Buffer): TextDecoder {
+/**
+ * How the bytes are read: as `charset` when given; else in the charset the XML declaration at the start names
+ * (a file's own word wins over a server's header, often a default); else as guessCharset reads one that names
+ * none (UTF-8, or the HTTP charset, `fallback`).
+ */
+export interface XmlCharset {
+  charset?: string | undefined
+  fallback?: string | undefined
+}
+
+function decoderFor(head: Buffer, given: XmlCharset): TextDecoder {
   const decl = /^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(
     head.subarray(0, 200).toString('latin1'),
   )
-  const label = decl?.[1] ?? 'utf-8'
+  const label = given.charset ?? decl?.[1] ?? guessCharset(head, given.fallback)
   try {
     return new TextDecoder(label)
   } catch {
@@ -106,6 +116,7 @@ function decoderFor(head: Buffer): TextDecoder {
 export async function* parseXmlFeed(
   chunks: AsyncIterable<Buffer>,
   found: (format: FeedFormat) => void,
+  charset: XmlCharset = {},
 ): AsyncGenerator<FeedProduct[]> {
   const parser = new SaxesParser({ xmlns: true })
   let decoder: TextDecoder | undefined
@@ -168,9 +179,17 @@ export async function* parseXmlFeed(
       throw new FeedParseError(`The feed is not well-formed XML: ${(err as Error).message}`)
     }
   }
+  // White space before the declaration (PHP exports often start with a line break) is not XML, strictly, and
+  // saxes refuses it; no reader of feeds does, so it is dropped, with a byte-order mark, before the first `<`.
+  let started = false
   for await (const chunk of chunks) {
-    decoder ??= decoderFor(chunk)
-    write(decoder.decode(chunk, { stream: true }))
+    decoder ??= decoderFor(chunk, charset)
+    let text = decoder.decode(chunk, { stream: true })
+    if (!started) {
+      text = text.replace(/^[\uFEFF\s]+/, '')
+      started = text.length > 0
+    }
+    write(text)
     if (out.length) {
       yield out
       out = []

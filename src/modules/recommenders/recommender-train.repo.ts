@@ -17,11 +17,12 @@ export interface TrainingRow {
 }
 
 /**
- * What a model is built from, as one string: the shop's purchases (highest id and count, so new, overwritten
- * and deleted ones all show), the feed's products (last refresh and count) and the months learnt from.
+ * What a model is built from, as one string: the shop's purchases (highest id, count and overwrites, so new,
+ * deleted and overwritten ones all show), the feed's products (last refresh and count) and the months learnt
+ * from.
  */
 const versionOf = sql`concat_ws(':',
-  (SELECT coalesce(max(t.id), 0) || '.' || count(*) FROM transactions t
+  (SELECT coalesce(max(t.id), 0) || '.' || count(*) || '.' || coalesce(sum(t.revision), 0) FROM transactions t
    WHERE t.account_id = r.account_id AND t.shop = r.shop_id),
   (SELECT coalesce(extract(epoch FROM f.refreshed_at)::text, '-') FROM feeds f WHERE f.id = r.feed_id),
   (SELECT count(*) FROM feed_products fp WHERE fp.feed_id = r.feed_id),

@@ -255,6 +255,40 @@ describe('recommenders', async () => {
     )
   })
 
+  it('retrains when an order is overwritten, by PUT or sent again in a bulk', async () => {
+    const expected = (late: Order) =>
+      expectedFor([...orders, late], late.email, { shop: SHOP, feed: inFeed, limit: 50, months: [3, 4, 5] })
+    const late: Order = {
+      orderId: 'late',
+      email: 'newbie@example.cz',
+      shop: SHOP,
+      at: '2026-04-02 09:00:00',
+      codes: ['p01', 'p02'],
+    }
+    const put = await t.req('PUT', '/tracker/transaction/late', {
+      body: {
+        transaction: {
+          order_id: late.orderId,
+          email: late.email,
+          shop: SHOP,
+          amount: 10,
+          timestamp: late.at,
+        },
+        transaction_items: late.codes.map((code) => ({ code, title: code, price: 5, amount: 1 })),
+      },
+    })
+    assert.equal(put.status, 200, put.text)
+    clock.advance(61_000)
+    assert.equal(await trainDueRecommenders(t.ctx), 1)
+    assert.deepEqual(await recs(rid, 'email=newbie@example.cz&limit=50'), expected(late))
+    const again = { ...late, codes: ['p05', 'p06'] }
+    await postOrders(t, t.account, [again])
+    clock.advance(61_000)
+    assert.equal(await trainDueRecommenders(t.ctx), 1)
+    assert.deepEqual(await recs(rid, 'email=newbie@example.cz&limit=50'), expected(again))
+    assert.notDeepEqual(expected(again), expected(late))
+  })
+
   it('fails with a reason while its feed has no products, and trains once it has', async () => {
     const empty = await seedFeed(t, t.account.id, [])
     const created = await t.req('POST', '/recommenders', { body: { shop_id: SHOP, feed_id: empty } })

@@ -111,7 +111,8 @@ export async function replacePurchase(
     sql`UPDATE transactions AS t SET email = ${t.email}, amount = ${t.amount}::numeric, tax = ${t.tax}::numeric,
           shipping = ${t.shipping}::numeric, city = ${t.city}, county = ${t.county}, country = ${t.country},
           status = ${t.status}, props = nullif(${JSON.stringify(t.props)}::jsonb, 'null'::jsonb),
-          occurred_at = ${t.timeGiven ? sql`${t.occurredAt.toISOString()}::timestamptz` : sql`t.occurred_at`}
+          occurred_at = ${t.timeGiven ? sql`${t.occurredAt.toISOString()}::timestamptz` : sql`t.occurred_at`},
+          revision = t.revision + 1
         WHERE t.id = ${id}::int AND t.account_id = ${accountId}::int
         RETURNING ${COLUMNS}`,
   )
@@ -149,7 +150,7 @@ export async function upsertPurchases(
           ON CONFLICT (account_id, shop, order_id) DO UPDATE SET email = excluded.email,
             amount = excluded.amount, tax = excluded.tax, shipping = excluded.shipping, city = excluded.city,
             county = excluded.county, country = excluded.country, status = excluded.status,
-            props = excluded.props, occurred_at = excluded.occurred_at
+            props = excluded.props, occurred_at = excluded.occurred_at, revision = t.revision + 1
           RETURNING t.id, t.shop, t.order_id, (t.xmax <> 0) AS updated)
         SELECT i.k, up.id, up.shop, up.updated
         FROM up JOIN input i ON i.shop = up.shop AND i.order_id = up.order_id`,

@@ -41,6 +41,11 @@ export const transactions = pgTable(
     /** The purchase's own time (`timestamp` on the wire), UTC. */
     occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * How many times the order was overwritten (same order id sent again): the recommender learns that its
+     * lines or time changed, which its id and the shop's count of orders do not show.
+     */
+    revision: integer('revision').notNull().default(0),
   },
   (t) => [
     // One order id per shop and account: two shops of one account may both have order 1001.

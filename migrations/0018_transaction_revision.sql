@@ -1,0 +1,1 @@
+ALTER TABLE "transactions" ADD COLUMN "revision" integer DEFAULT 0 NOT NULL;

@@ -34,13 +34,18 @@ export interface JobQueue {
    * time. After a fetch that came back short, pg-boss sleeps out its polling interval (0.5 s unless
    * `pollingIntervalSeconds` says otherwise, at least 0.5); after a full
    * one, the next fetch follows at once. When any job of a fetch fails, pg-boss retries that whole fetch:
-   * handlers must be safe to run again (ours skip work that is already done).
+   * handlers must be safe to run again (ours skip work that is already done). A fetch is done when its last
+   * job is: one slow job holds up the jobs fetched with it and the next fetch. `workers` fetch independently
+   * (default 1), for jobs of unbounded length (downloads from other people's servers), one at a time each.
    */
-  work<N extends JobName>(
-    name: N,
-    handler: JobHandler<N>,
-    opts?: { batchSize?: number; concurrency?: number; pollingIntervalSeconds?: number },
-  ): Promise<void>
+  work<N extends JobName>(name: N, handler: JobHandler<N>, opts?: WorkOptions): Promise<void>
+}
+
+interface WorkOptions {
+  batchSize?: number
+  concurrency?: number
+  pollingIntervalSeconds?: number
+  workers?: number
 }
 
 const SCHEMA = 'pgboss'
@@ -89,6 +94,36 @@ export function createJobQueue(handle: DbHandle, onError: (err: Error) => void):
     created.add(name)
   }
 
+  async function workOne<N extends JobName>(
+    name: N,
+    handler: JobHandler<N>,
+    opts: WorkOptions,
+  ): Promise<void> {
+    const batchSize = opts.batchSize ?? 1
+    // Known once work() returns; the handler first runs after a fetch, later.
+    const worker = { id: '' }
+    worker.id = await boss.work<JobMap[typeof name]>(
+      name,
+      { batchSize, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 0.5, includeMetadata: true },
+      async (jobs) => {
+        const queue = [...jobs]
+        const errors: unknown[] = []
+        const lanes = Array.from({ length: Math.min(opts.concurrency ?? 1, queue.length) }, async () => {
+          for (let job = queue.shift(); job; job = queue.shift()) {
+            await handler(job.data, { id: job.id, retryCount: job.retryCount }).catch((err: unknown) => {
+              errors.push(err)
+            })
+          }
+        })
+        await Promise.all(lanes)
+        // A full fetch means more jobs are likely waiting: fetch again at once rather than sleep out the
+        // polling interval, which would cap a queue at batchSize jobs per half second.
+        if (jobs.length >= batchSize && worker.id) boss.notifyWorker(worker.id)
+        if (errors.length) throw errors[0]
+      },
+    )
+  }
+
   return {
     async start(queues = []) {
       await boss.start()
@@ -120,29 +155,7 @@ export function createJobQueue(handle: DbHandle, onError: (err: Error) => void):
     },
     async work(name, handler, opts = {}) {
       await ensureQueue(name)
-      const batchSize = opts.batchSize ?? 1
-      // Known once work() returns; the handler first runs after a fetch, later.
-      const worker = { id: '' }
-      worker.id = await boss.work<JobMap[typeof name]>(
-        name,
-        { batchSize, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 0.5, includeMetadata: true },
-        async (jobs) => {
-          const queue = [...jobs]
-          const errors: unknown[] = []
-          const lanes = Array.from({ length: Math.min(opts.concurrency ?? 1, queue.length) }, async () => {
-            for (let job = queue.shift(); job; job = queue.shift()) {
-              await handler(job.data, { id: job.id, retryCount: job.retryCount }).catch((err: unknown) => {
-                errors.push(err)
-              })
-            }
-          })
-          await Promise.all(lanes)
-          // A full fetch means more jobs are likely waiting: fetch again at once rather than sleep out the
-          // polling interval, which would cap a queue at batchSize jobs per half second.
-          if (jobs.length >= batchSize && worker.id) boss.notifyWorker(worker.id)
-          if (errors.length) throw errors[0]
-        },
-      )
+      for (let n = 0; n < (opts.workers ?? 1); n++) await workOne(name, handler, opts)
     },
   }
 }

@@ -28,7 +28,8 @@ export async function startFeedsWorker(ctx: AppContext): Promise<void> {
       const result = await runFeedRefresh(ctx, data.feedId, streamer)
       ctx.log.debug({ job: meta.id, feedId: data.feedId, result }, 'feed refresh job')
     },
-    // Two at a time: one slow shop's server does not hold up every other feed.
-    { batchSize: 2, concurrency: 2 },
+    // Two workers of one job each: a shop's server that is slow to answer (up to FEED_TIMEOUT_SECONDS) holds up
+    // one of them; two jobs of one fetch would hold each other, and the next fetch, until the slower ended.
+    { workers: 2 },
   )
 }

@@ -139,6 +139,32 @@ describe('feed routes', async () => {
     assert.equal(left!.n, 0)
   })
 
+  it("refreshes one feed while another's server holds its answer", async () => {
+    let release = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let reached = () => {}
+    const asked = new Promise<void>((resolve) => (reached = resolve))
+    server.serve('/held.xml', async (res) => {
+      reached()
+      await held
+      res.writeHead(200, { 'content-type': 'application/xml' }).end(heurekaFeed([{ id: 'H', title: 'Held' }]))
+    })
+    const slow = (await create({ url: server.url('/held.xml') })).body.id as number
+    const fast = (await create()).body.id as number
+    const slowRefresh = t.req('GET', `/feeds/${slow}/refresh`)
+    try {
+      await Promise.race([
+        asked,
+        new Promise((_, fail) => setTimeout(() => fail(new Error('never asked')), 20_000)),
+      ])
+      const res = await t.req('GET', `/feeds/${fast}/refresh`)
+      assert.deepEqual(res.body, { message: 'The feed has been refreshed: 25 products.' })
+    } finally {
+      release()
+    }
+    assert.deepEqual((await slowRefresh).body, { message: 'The feed has been refreshed: 1 product.' })
+  })
+
   it('allows one refresh request an hour (429 {errors}), on the marketer plan only (403 {errors})', async () => {
     const id = (await create()).body.id as number
     assert.equal((await t.req('GET', `/feeds/${id}/refresh`)).status, 200)

@@ -146,7 +146,12 @@ export async function clearSuppression(ex: Executor, contactId: number, now: Dat
   return row!
 }
 
-/** The person with this address in this list of the account, row-locked when `lock` (a write follows). */
+/**
+ * The person with this address in this list of the account, the contact row-locked when `lock` (a write
+ * follows, which locks the membership as it updates it). Only the contact: every other writer takes the contact
+ * first and then its memberships (subscribe's upsert, the bulk statements, erasure's cascade), and a lock on both
+ * rows here took the membership first, a deadlock with them that came back under load past the retries (500s).
+ */
 export async function findMember(
   ex: Executor,
   accountId: number,
@@ -159,7 +164,7 @@ export async function findMember(
     .from(memberships)
     .innerJoin(contacts, eq(contacts.id, memberships.contactId))
     .where(and(eq(contacts.accountId, accountId), eq(contacts.email, email), eq(memberships.listId, listId)))
-  const [row] = lock ? await q.for('update') : await q
+  const [row] = lock ? await q.for('update', { of: contacts }) : await q
   return row
 }
 

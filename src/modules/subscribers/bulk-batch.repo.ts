@@ -83,15 +83,20 @@ export const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`
  * imports of overlapping addresses wait for one another instead of deadlocking. The update's own join does not
  * keep that order: on a table of a few hundred contacts PostgreSQL hashes the batch and reads the table in its
  * own order (seen: three 500s in a race of 4,000 requests, each a deadlock four times in a row). A contact that
- * a concurrent writer changed is found as it committed.
+ * a concurrent writer changed is found as it committed. `'share'` (FOR KEY SHARE), for a statement that only
+ * adds memberships to the contacts it finds: an erasure cannot delete one between this probe and the
+ * membership's insert (which failed its foreign key, the whole import a 404), yet imports do not wait for
+ * each other.
  */
 export function batchWithMembers(
   entries: BulkEntry[],
   accountId: number,
   listId: number,
-  opts: { lockContacts?: boolean } = {},
+  opts: { lockContacts?: 'update' | 'share' } = {},
 ): SQL {
-  const lock = opts.lockContacts ? sql` FOR NO KEY UPDATE` : sql``
+  const lock = opts.lockContacts
+    ? sql.raw(opts.lockContacts === 'update' ? ' FOR NO KEY UPDATE' : ' FOR KEY SHARE')
+    : sql``
   return sql`SELECT r.*, hit.contact_id, hit.suppressed, hit.old_tags, mem.membership_id, mem.was
     FROM ROWS FROM (jsonb_to_recordset(${batchJson(entries)}::jsonb) AS (${RECORD_DEFS}))
          WITH ORDINALITY AS r(${RECORD_NAMES}, entry_no)

@@ -64,6 +64,32 @@ describe('bulk subscriber writes lock contacts in address order', async () => {
     })
   }
 
+  it(
+    'subscribe-bulk without update_existing: a contact deleted meanwhile is created again',
+    { skip: needsSecondConnection },
+    async () => {
+      await t.req('POST', `/lists/${filler}/subscribe`, { body: { subscriber_data: { email: 'gone@x.cz' } } })
+      await withSecondConnection(t, async ({ other, untilLockWait }) => {
+        // An erasure under way: the contact is deleted, not yet committed.
+        await other.query('BEGIN')
+        await other.query(`DELETE FROM contacts WHERE account_id = $1 AND email = 'gone@x.cz'`, [
+          t.account.id,
+        ])
+        const bulk = t.req('POST', `/lists/${list}/subscribe-bulk`, {
+          body: { subscriber_data: [{ email: 'kept@x.cz' }, { email: 'gone@x.cz' }], update_existing: false },
+        })
+        await untilLockWait()
+        await other.query('COMMIT')
+        const res = await bulk
+        assert.equal(res.status, 200, res.text)
+      })
+      for (const email of ['kept@x.cz', 'gone@x.cz']) {
+        const res = await t.req('GET', `/lists/${list}/subscriber/${email}`)
+        assert.equal(res.status, 200, `${email}: ${res.text}`)
+      }
+    },
+  )
+
   it('subscribe-bulk keeps the order given on the list page', async () => {
     const res = await t.req('POST', `/lists/${list}/subscribe-bulk`, {
       body: { subscriber_data: [{ email: 'z@x.cz' }, { email: 'c@x.cz' }] },

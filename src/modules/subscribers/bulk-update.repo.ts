@@ -31,7 +31,7 @@ export async function updateMembers(ex: Executor, entries: BulkEntry[], o: Updat
   const row = await queryOne<{ updates: number }>(
     ex,
     sql`WITH b AS MATERIALIZED (
-          SELECT * FROM (${batchWithMembers(entries, o.accountId, o.listId, { lockContacts: true })}) x
+          SELECT * FROM (${batchWithMembers(entries, o.accountId, o.listId, { lockContacts: 'update' })}) x
           WHERE x.membership_id IS NOT NULL),
         ${tagSignals(o.accountId, sql`b.contact_id IS NOT NULL`, o.now)},
         upd_contacts AS (

@@ -43,7 +43,7 @@ export async function upsertContacts(
 ): Promise<number[]> {
   const rows = await queryRows<{ id: number }>(
     ex,
-    sql`WITH b AS MATERIALIZED (${batchWithMembers(entries, o.accountId, o.listId, { lockContacts: o.updateExisting })}),
+    sql`WITH b AS MATERIALIZED (${batchWithMembers(entries, o.accountId, o.listId, { lockContacts: o.updateExisting ? 'update' : 'share' })}),
         ins AS (
           INSERT INTO contacts (account_id, email, ${insertColumns}, rating, tags, groups, custom_fields,
                                 suppressed, inserted_at, updated_at)

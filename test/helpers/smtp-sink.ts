@@ -33,6 +33,10 @@ export interface SinkOptions {
   holdTimeoutMs?: number
   /** Milliseconds to wait before answering a message's data, by its first recipient (a slow relay). */
   dataDelayMs?: (firstRecipient: string) => number
+  /** Whether a client's login (AUTH) is good; default every login is. */
+  login?: (user: string, pass: string) => boolean
+  /** The port to listen on (a relay that comes back where it was); default a free one. */
+  port?: number
 }
 
 /** A real SMTP server on 127.0.0.1 that keeps every message it accepts, parsed. */
@@ -54,10 +58,17 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
   const clientName = (session: { hostNameAppearsAs: string | false }) => session.hostNameAppearsAs || ''
   const server = new SMTPServer({
     authOptional: true,
+    // Loopback only: a login in the clear is what the relay-failure tests need to refuse.
+    allowInsecureAuth: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
     // Pooled client connections may still be open when a test ends; do not wait 30 s for them.
     closeTimeout: 500,
+    onAuth(auth, _session, cb) {
+      if (opts.login && !opts.login(auth.username ?? '', auth.password ?? ''))
+        return cb(Object.assign(new Error('Authentication credentials invalid'), { responseCode: 535 }))
+      cb(null, { user: auth.username })
+    },
     onMailFrom(_address, session, cb) {
       clients.add(clientName(session))
       if (holdFor === undefined || clients.size >= holdFor) {
@@ -102,7 +113,7 @@ export async function startSmtpSink(opts: SinkOptions = {}): Promise<SmtpSink> {
   })
   // A client that dies mid-session (a killed worker) resets its connection; that is its business, not a failure.
   server.on('error', () => undefined)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve))
   const port = (server.server.address() as AddressInfo).port
   const sink: SmtpSink = {
     url: `smtp://127.0.0.1:${port}`,

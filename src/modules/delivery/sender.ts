@@ -42,11 +42,18 @@ const SIGN_CHUNK = 50
 const MARK_EVERY = 250
 /** A deferred message is tried once more after this long; deferred again, it is a soft bounce. */
 const RETRY_AFTER_MS = 5 * 60_000
+/**
+ * Messages the relay itself failed (SendOutcomes.classify) are tried again after this long, for as long as it
+ * fails, with no bounce; a lane whose whole batch failed so rests as long, rather than signing the rest of the
+ * queue only to fail it.
+ */
+export const RELAY_RETRY_MS = 60_000
 const IDLE_POLL_MS = 500
 /** Contents (and their providers' tags) kept per process, by content key. */
 const TAGS_CACHE_SIZE = 50
 
 const DEFERRED = 'deferred: '
+const RELAY_FAILED = 'relay failed: '
 
 /**
  * What the sender needs of campaigns, which own their rows, statuses and errors (the campaigns module
@@ -100,8 +107,11 @@ export interface SendOutcomes {
   refused(ctx: Ctx, message: MessageRef, error: string): Promise<void>
   /** Deferred again on its retry: a soft bounce. */
   softBounce(ctx: Ctx, message: MessageRef, error: string): Promise<void>
-  /** What a failed hand-over means: a permanent refusal (hard bounce) or one to retry later. */
-  classify(err: unknown): { outcome: 'hard_bounce' | 'retry'; error: string }
+  /**
+   * What a failed hand-over means: a permanent refusal (hard bounce), one to retry later (a soft bounce if it
+   * comes again), or a failure of the relay itself (no bounce; tried again until the relay takes it).
+   */
+  classify(err: unknown): { outcome: 'hard_bounce' | 'retry' | 'relay'; error: string }
   /** A row that cannot be sent at all (its body is gone): refused without a bounce. */
   unsendable(ctx: Ctx, id: number, error: string): Promise<void>
 }
@@ -138,6 +148,8 @@ interface Lane {
   more: boolean
   /** Mail was queued in this process since the round began. */
   woken: boolean
+  /** The relay itself failed a batch of this round and accepted nothing of it: rest before the next. */
+  relayDown?: boolean
 }
 
 interface Failure {
@@ -166,6 +178,8 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   let stopped = false
   /** Resolvers of the lanes waiting for work. */
   const waiting = new Set<() => void>()
+  /** Resolvers of the lanes resting after the relay failed them. */
+  const resting = new Set<() => void>()
   /**
    * Rows a lane of this sender is relaying, until they are marked or settled. Another lane that finds
    * one of them expired (a renewal held up behind a busy database) leaves it to the lane that has it, which
@@ -227,6 +241,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     let acceptedCount = 0
     const refused: Failure[] = []
     const deferred: Failure[] = []
+    const relayFailed: Failure[] = []
     let marking = Promise.resolve()
     const flush = () => {
       const done = accepted
@@ -268,7 +283,8 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
                 }
               } catch (err) {
                 const failure = outcomes.classify(err)
-                ;(failure.outcome === 'hard_bounce' ? refused : deferred).push({ row, error: failure.error })
+                const to = { hard_bounce: refused, retry: deferred, relay: relayFailed }[failure.outcome]
+                to.push({ row, error: failure.error })
               }
             }),
           )
@@ -284,11 +300,12 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       await renewing
     }
     try {
-      await settleFailures(refused, deferred)
+      await settleFailures(refused, deferred, relayFailed)
     } finally {
       for (const id of held) inHand.delete(id)
     }
-    return { acceptedCount, lastError: refused[0]?.error ?? deferred[0]?.error ?? 'no reply' }
+    const lastError = refused[0]?.error ?? deferred[0]?.error ?? relayFailed[0]?.error ?? 'no reply'
+    return { acceptedCount, lastError, relayDown: acceptedCount === 0 && relayFailed.length > 0 }
   }
 
   const refOf = (r: ClaimedRow): MessageRef => ({
@@ -301,7 +318,21 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     email: r.email,
   })
 
-  async function settleFailures(refused: Failure[], deferred: Failure[]) {
+  async function settleFailures(refused: Failure[], deferred: Failure[], relayFailed: Failure[]) {
+    if (relayFailed.length) {
+      const error = relayFailed[0]!.error
+      // The operator's to see (a wrong password, a relay down): the mail waits for the relay, nobody bounces.
+      ctx.log.warn(
+        { messages: relayFailed.length, error },
+        `the SMTP relay failed; these messages are tried again in ${RELAY_RETRY_MS / 1000} s`,
+      )
+      await deferClaimed(
+        ctx.db,
+        relayFailed.map((f) => f.row.id),
+        `${RELAY_FAILED}${error}`,
+        new Date(ctx.clock.now().getTime() + RELAY_RETRY_MS),
+      )
+    }
     for (const { row, error } of refused) await outcomes.refused(ctx, refOf(row), error)
     const retry: number[] = []
     for (const { row, error } of deferred) {
@@ -367,7 +398,8 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       content,
       recipients: chunk.map(recipientOf),
     }))
-    const { acceptedCount, lastError } = await relay(rows, tasks)
+    const { acceptedCount, lastError, relayDown } = await relay(rows, tasks)
+    if (relayDown) lane.relayDown = true
     if (acceptedCount === 0) await origin.nothingAccepted(ctx, campaignId, lastError)
     return rows.length
   }
@@ -453,7 +485,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     }
     if (slices.length) tasks.push({ kind: 'body', slices })
     for (const r of missing) await outcomes.unsendable(ctx, r.id, 'the mail body is gone')
-    if (tasks.length) await relay(rows, tasks)
+    if (tasks.length && (await relay(rows, tasks)).relayDown) lane.relayDown = true
     return rows.length
   }
 
@@ -496,30 +528,38 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     return claimed
   }
 
+  /** Waits `ms`, or until its resolver, put in `resolvers` meanwhile, is called (a wake, the shutdown). */
+  const pause = (ms: number, resolvers: Set<() => void>) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        resolvers.delete(done)
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      resolvers.add(done)
+    })
+
   const runLane = async (lane: Lane) => {
     // Bounded by `stopped`: the process's shutdown ends it after the batch in hand.
     while (!stopped) {
       lane.woken = false
       lane.more = false
+      lane.relayDown = false
       try {
         await runOnce(lane)
       } catch (err) {
         ctx.log.error({ err }, 'sender')
       }
+      if (lane.relayDown && !stopped) {
+        // Only the shutdown ends the rest early: new mail would meet the same relay.
+        await pause(RELAY_RETRY_MS, resting)
+        continue
+      }
       // A body claim that came back short took every queued row: another round at once would only claim
       // nothing (five statements per message under a trickle). Mail queued since wakes the loop (`woken`, also
       // when it was committed after this round's claims); rows whose lease ran out wait for the poll.
-      if (!lane.more && !stopped && !lane.woken) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            clearTimeout(timer)
-            waiting.delete(done)
-            resolve()
-          }
-          const timer = setTimeout(done, IDLE_POLL_MS)
-          waiting.add(done)
-        })
-      }
+      if (!lane.more && !stopped && !lane.woken) await pause(IDLE_POLL_MS, waiting)
     }
   }
   const lanes: Lane[] =
@@ -541,6 +581,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     async stop() {
       stopped = true
       wakeAll()
+      for (const done of [...resting]) done()
       await loop
       senders.delete(sender)
       await signer.close()

@@ -12,16 +12,22 @@ interface SmtpFailure {
   responseCode?: number
   response?: string
   message?: string
+  /** The command the relay answered (smtp-session.ts): RCPT TO and DATA are about this message. */
+  command?: string
 }
 
 /**
- * What a failed hand-over means: a refusal with 5xx that reads as permanent is a hard bounce on the spot;
- * 4xx, and a broken or refused connection, ask for a retry later.
+ * What a failed hand-over means. The relay's answer to this message's recipient or data: 5xx that reads as
+ * permanent is a hard bounce on the spot, else a retry later (a soft bounce if it fails again). Anything else is
+ * the relay's own failure, which says nothing of the recipient: unreachable, our login refused (535), our sender
+ * refused, the session broken. Read as bounces, a wrong SMTP password suppressed every recipient tried, and an
+ * outage longer than the retry soft-bounced the rest of a campaign; such rows wait for the relay instead.
  */
-function smtpFailure(err: unknown): { outcome: 'hard_bounce' | 'retry'; error: string } {
+function smtpFailure(err: unknown): { outcome: 'hard_bounce' | 'retry' | 'relay'; error: string } {
   const f = err as SmtpFailure
   const error = (f.response ?? f.message ?? String(err)).replace(/\s+/g, ' ').slice(0, 500)
   const code = typeof f.responseCode === 'number' ? f.responseCode : 0
+  if (code === 0 || (f.command !== 'RCPT TO' && f.command !== 'DATA')) return { outcome: 'relay', error }
   const hard = code >= 500 && classifySmtpReply(code, undefined, error) === 'hard_bounce'
   return { outcome: hard ? 'hard_bounce' : 'retry', error }
 }
@@ -58,7 +64,7 @@ export const sendOutcomes: SendOutcomes = {
     )
   },
   refused: (ctx: Ctx, message, error) => recordRefusal(ctx, message, 'hard', error),
-  // The relay kept answering 4xx (or could not be reached) until the retry: a soft bounce.
+  // The relay kept answering 4xx for the message until the retry: a soft bounce.
   softBounce: (ctx: Ctx, message, error) => recordRefusal(ctx, message, 'soft', error),
   classify: smtpFailure,
   unsendable: (ctx: Ctx, id, error) => markRefused(ctx.db, id, error, ctx.clock.now()),

@@ -302,7 +302,8 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
           'The relay does not take addresses beyond ASCII',
           'EENVELOPE',
           '553 5.6.7 The relay does not offer SMTPUTF8, which an address beyond ASCII needs (RFC 6531)',
-          'MAIL FROM',
+          // The recipient's address cannot go this way, ever: a refusal of it (a hard bounce), not the relay's failure.
+          'RCPT TO',
         )
       const replies: Reply[] = []
       if (pipelining) {

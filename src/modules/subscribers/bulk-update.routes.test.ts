@@ -242,4 +242,20 @@ describe('PUT /lists/{id}/update-subscribers-bulk', async () => {
     assert.deepEqual(nokey.body, { message: 'Unauthorized' })
     assert.equal(nokey.status, 401)
   })
+
+  it('merges an address given twice in order: fields and status of the first entry stay', async () => {
+    const list = (await t.req('POST', '/lists', { body: { name: 'Twice' } })).body.id as number
+    await t.req('POST', `/lists/${list}/subscribe`, { body: { subscriber_data: { email: 'y@twice.cz' } } })
+    const res = await t.req('PUT', `/lists/${list}/update-subscribers-bulk`, {
+      body: {
+        subscriber_data: [
+          { email: 'y@twice.cz', status: 2, name: 'Yvonne', tags: ['a'] },
+          { email: 'Y@TWICE.cz', surname: 'Young', tags: ['b'] },
+        ],
+      },
+    })
+    assert.equal(res.status, 200, res.text)
+    const s = (await t.req('GET', `/lists/${list}/subscriber/y@twice.cz`)).body.subscriber
+    assert.deepEqual([s.status, s.name, s.surname, s.tags], [2, 'Yvonne', 'Young', ['b']])
+  })
 })

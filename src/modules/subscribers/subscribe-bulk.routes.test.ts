@@ -167,4 +167,22 @@ describe('POST /lists/{id}/subscribe-bulk', async () => {
     const nokey = await t.req('POST', `/lists/${listId}/subscribe-bulk`, { key: null, body })
     assert.equal(nokey.status, 401)
   })
+
+  it('merges an address given twice in order: an unsubscribe is not undone by a later entry', async () => {
+    const list = (await t.req('POST', '/lists', { body: { name: 'Twice' } })).body.id as number
+    const res = await t.req('POST', `/lists/${list}/subscribe-bulk`, {
+      body: {
+        subscriber_data: [
+          { email: 'twice@x.cz', status: 2, tags: ['a'], custom_fields: { k1: 'v1' } },
+          { email: 'TWICE@x.cz', name: 'Xavier', tags: ['b'], custom_fields: { k2: 'v2' } },
+        ],
+      },
+    })
+    assert.equal(res.status, 200, res.text)
+    const s = (await t.req('GET', `/lists/${list}/subscriber/twice@x.cz`)).body.subscriber
+    assert.deepEqual(
+      [s.status, s.name, s.tags, s.custom_fields],
+      [2, 'Xavier', ['a', 'b'], { k1: 'v1', k2: 'v2' }],
+    )
+  })
 })

@@ -5,7 +5,7 @@ import { erasedAddressHash } from './erased-suppressions.js'
 import {
   bulkItems,
   inLockOrder,
-  lastPerEmail,
+  mergePerEmail,
   parseEntry,
   validOrThrow,
 } from './subscriber-fields.validation.js'
@@ -33,8 +33,11 @@ export function createSubscribeBulkService(ctx: Ctx) {
         parseEntry(raw, `subscriber_data.${key}`, { statuses: BULK_STATUSES, emailRequired: true }, bag),
       )
       bag.throwIfAny()
-      // An address twice in one call is written once, as its last entry says.
-      const batch = lastPerEmail(parsed.filter((e) => e !== undefined))
+      // An address twice in one call is written once, as its entries say in order.
+      const batch = mergePerEmail(
+        parsed.filter((e) => e !== undefined),
+        'add',
+      )
       if (batch.length === 0) return { inserts: 0 }
       // Hashed here for every entry (microseconds each) so the insert finds erased suppressions in one go.
       const hashed = batch.map((e) => ({

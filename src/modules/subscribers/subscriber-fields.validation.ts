@@ -337,14 +337,33 @@ export function bulkItems(
   return undefined
 }
 
-/** Entries keyed by address, the last of repeated addresses winning; validated entries only. */
-export function lastPerEmail<T extends { email: string }>(entries: T[]): T[] {
+type Mergeable = Pick<ParsedEntry, 'fields' | 'status' | 'source'> & { email: string }
+
+/**
+ * One entry per address, at its last occurrence: repeated entries merged in order, as if applied one after
+ * another. A field, status or source given later wins; custom fields and groups merge key by key; tags add up
+ * (`tags: 'add'`, subscribe-bulk) or the last list given stands (`'replace'`, bulk update). Keeping only the last
+ * entry dropped what earlier ones said: an unsubscribe (`status: 2`) followed by a name came out subscribed.
+ */
+export function mergePerEmail<T extends Mergeable>(entries: T[], tags: 'add' | 'replace'): T[] {
   const byEmail = new Map<string, T>()
   for (const e of entries) {
+    const before = byEmail.get(e.email)
     byEmail.delete(e.email)
-    byEmail.set(e.email, e)
+    byEmail.set(e.email, before ? mergeEntries(before, e, tags) : e)
   }
   return [...byEmail.values()]
+}
+
+function mergeEntries<T extends Mergeable>(a: T, b: T, tags: 'add' | 'replace'): T {
+  const fields: ContactFields = { ...a.fields }
+  for (const [k, v] of Object.entries(b.fields)) if (v !== undefined) Object.assign(fields, { [k]: v })
+  if (a.fields.customFields && b.fields.customFields)
+    fields.customFields = { ...a.fields.customFields, ...b.fields.customFields }
+  if (a.fields.groups && b.fields.groups) fields.groups = { ...a.fields.groups, ...b.fields.groups }
+  if (tags === 'add' && a.fields.tags && b.fields.tags)
+    fields.tags = [...new Set([...a.fields.tags, ...b.fields.tags])]
+  return { ...b, fields, status: b.status ?? a.status, source: b.source ?? a.source }
 }
 
 /**

@@ -23,9 +23,16 @@ const DAY_MS = 86_400_000
 /** A number as text (`12`, `-3.5`, with blanks around): only such text is cast, so the cast never fails. */
 const NUMERIC_TEXT = `'^[[:space:]]*-?[0-9]+([.][0-9]+)?[[:space:]]*$'`
 
-/** The field's value as text: a contact column, or a custom field (a scalar or `{value, type}`). */
+/** NUMERIC_TEXT in JavaScript: a value given as such text (PHP sends numbers so) compares as a number in gt/lt. */
+const NUMERIC_VALUE = /^\s*-?[0-9]+([.][0-9]+)?\s*$/
+
+/**
+ * The field's value as text: a contact column (rating, the one that is not text, as its digits), or a custom
+ * field (a scalar or `{value, type}`).
+ */
 function fieldText(name: string): SQL {
   if (CONTACT_FIELDS.has(name)) return sql`c.${sql.identifier(name)}`
+  if (name === 'rating') return sql`c.rating::text`
   return sql`(CASE WHEN jsonb_typeof(c.custom_fields -> ${name}::text) = 'object'
       THEN c.custom_fields -> ${name}::text ->> 'value'
       ELSE c.custom_fields ->> ${name}::text END)`
@@ -43,16 +50,25 @@ function equals(x: SQL, value: string | number | boolean): SQL {
   return definite(sql`${x} = ${value}::text`)
 }
 
-/** gt/lt: numerically for a number, else as text in byte order (ISO dates `YYYY-MM-DD` sort right). */
+/**
+ * gt/lt: numerically for a number, and for a number given as text where the field holds one (as text, "9" > "10");
+ * else as text in byte order (ISO dates `YYYY-MM-DD` sort right).
+ */
 function compare(x: SQL, cmp: '>' | '<', value: string | number): SQL {
   const op = sql.raw(cmp)
   if (typeof value === 'number') return definite(sql`${asNumber(x)} ${op} ${value}::numeric`)
-  return definite(sql`${x} <> '' AND ${x} COLLATE "C" ${op} (${value}::text COLLATE "C")`)
+  const asText = sql`${x} <> '' AND ${x} COLLATE "C" ${op} (${value}::text COLLATE "C")`
+  if (!NUMERIC_VALUE.test(value)) return definite(asText)
+  return definite(
+    sql`(CASE WHEN ${x} ~ ${sql.raw(NUMERIC_TEXT)} THEN ${asNumber(x)} ${op} ${value.trim()}::numeric ELSE ${asText} END)`,
+  )
 }
 
 function fieldSql(cond: FieldCondition): SQL {
   const x = fieldText(cond.field)
-  const v = cond.value
+  // Countries are stored upper-cased (`cz` comes in as `CZ`): a condition names them either way.
+  const v =
+    cond.field === 'country' && typeof cond.value === 'string' ? cond.value.trim().toUpperCase() : cond.value
   switch (cond.op) {
     case 'exists': {
       const present = definite(sql`${x} <> ''`)

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryOne, queryRows } from '../../core/db/sql.js'
+import { couponMissNote } from '../coupons/index.js'
 import { contacts } from '../subscribers/index.js'
 
 export type LogSort = 'timestamp' | 'id' | 'pipeline_id'
@@ -27,6 +28,14 @@ const SORT_COLUMNS: Record<LogSort, string> = {
 }
 
 /**
+ * A mail node's props with `note` when its `*|COUPON:n|*` found the folder empty (the mail went with the tag
+ * empty): known only once the sender handed out codes, after the node's entry was written, so read with it.
+ */
+const withCouponNote = sql`(CASE WHEN jsonb_typeof(props -> 'message_id') = 'number'
+    THEN props || jsonb_strip_nulls(jsonb_build_object('note', ${couponMissNote(sql`(props ->> 'message_id')::bigint`)}))
+    ELSE props END)`
+
+/**
  * One page of an address's automation log. Both statements read `automation_log_contact_idx` (account_id,
  * email, id): a subscriber's log is small, so any order is a sort of that one index range; ties are broken by
  * id in the same direction, so pages never overlap.
@@ -44,7 +53,8 @@ export async function automationLogPage(
   const column = sql.raw(SORT_COLUMNS[sort])
   const rows = await queryRows<AutomationLogRow>(
     ex,
-    sql`SELECT id, account_id, pipeline_id, run_id, action_id, email, props, next,
+    sql`SELECT id, account_id, pipeline_id, run_id, action_id, email, next,
+               ${withCouponNote} AS props,
                to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ts
         FROM automation_log
         WHERE account_id = ${accountId}::int AND email = ${email}::text

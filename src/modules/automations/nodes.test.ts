@@ -454,4 +454,25 @@ describe('automation node types', async () => {
       assert.deepEqual([stats.triggered, stats.ended], [1, 1])
     }
   })
+
+  it("mail: a coupon folder with no code left sends the tag empty and says so in the mail node's log entry", async () => {
+    const folder = (await t.req('POST', '/coupons/folders', { body: { name: 'Empty' } })).body.id as number
+    const list = await createList(t, { name: 'Coupons' })
+    const tpl = await createTemplate(t, `<p>Code: [*|COUPON:${folder}|*]</p>`, 'Your code')
+    await createPipeline(t, list, [node('m', 'mail', { template: tpl }, ['e']), node('e', 'end')])
+    await subscribe(t, list, 'dry@example.cz')
+    await settle(t)
+    const [mail] = await mailsTo(sink, 'dry@example.cz', 1)
+    assert.match(String(mail!.parsed.html), /Code: \[\]/)
+    const log = (await t.req('GET', '/subscribers/dry@example.cz/automation-log')).body.automation_log as {
+      action_id: string
+      props: Record<string, unknown>
+    }[]
+    const entry = log.find((l) => l.action_id === 'm')
+    assert.equal(
+      entry?.props.note,
+      `No coupon code was left in folder ${folder}: the coupon tag rendered empty.`,
+    )
+    assert.equal(log.find((l) => l.action_id === 'e')?.props.note, undefined)
+  })
 })

@@ -1,4 +1,5 @@
 export { couponFolders, coupons, couponMisses } from './coupons.table.js'
+export { couponMissNote } from './coupon-miss-note.js'
 export {
   assignCouponVars,
   couponTags,

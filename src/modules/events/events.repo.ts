@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryOne, queryRows } from '../../core/db/sql.js'
 import type { EventType } from './events.table.js'
+import { couponMissNote } from '../coupons/index.js'
 
 export interface NewEvent {
   accountId: number
@@ -40,10 +41,7 @@ const mailName = sql`coalesce(c.title, m.subject) AS mail_name`
  * coupon_misses row of the message, written before it was sent) a sentence that says so, so the person
  * who asks why their mail had no code finds it in that mail's log. Needs `e` (events).
  */
-const logMsg = sql`coalesce(e.msg, CASE WHEN e.event = 'send' THEN (
-    SELECT 'No coupon code was left in folder ' || string_agg(cm.folder_id::text, ', ' ORDER BY cm.folder_id)
-           || ': the coupon tag rendered empty.'
-    FROM coupon_misses cm WHERE cm.message_id = e.message_id) END) AS msg`
+const logMsg = sql`coalesce(e.msg, CASE WHEN e.event = 'send' THEN ${couponMissNote(sql`e.message_id`)} END) AS msg`
 
 /** The email log of one address, newest first (api.md `GET /subscribers/{email}/email-log`). */
 export async function emailLogPage(

@@ -19,7 +19,8 @@ export interface AssignRequest {
  * free, unexpired code, and returns every mail's code (those it already had too, so a mail sent again after a
  * crash carries the code it had). Free codes are locked with SKIP LOCKED, so senders running at once take
  * different codes; the unique (message_id, folder_id) refuses a second code for one mail. Mails left without
- * a code are written to coupon_misses. A folder of another account gives nothing.
+ * a code are written to coupon_misses, and a mail's miss goes once it is given one. A folder of another account
+ * gives nothing.
  */
 export async function assignCodes(
   ex: Executor,
@@ -61,7 +62,11 @@ export async function assignCodes(
           INSERT INTO coupon_misses (folder_id, message_id, campaign_id, occurred_at)
           SELECT (SELECT id FROM folder), message_id, ${r.campaignId}, ${r.now.toISOString()}::timestamptz
           FROM want WHERE rn > (SELECT count(*) FROM free)
-          ON CONFLICT (message_id, folder_id) DO NOTHING)
+          ON CONFLICT (message_id, folder_id) DO NOTHING),
+        -- A mail sent again (a deferral, a lease run out) that finds a code now was not left without one.
+        found AS (
+          DELETE FROM coupon_misses cm USING given
+          WHERE cm.message_id = given.message_id AND cm.folder_id = ${r.folderId})
         SELECT message_id, code FROM had
         UNION ALL
         SELECT message_id, code FROM given`,

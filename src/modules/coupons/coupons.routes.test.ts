@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { sql } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { queryRows } from '../../core/db/sql.js'
+import { assignCouponVars, couponTags } from './coupon-vars.js'
 
 describe('coupons: folders, import, delete', async () => {
   const t = await startTestApp({ worker: false })
@@ -180,5 +181,21 @@ describe('coupons: folders, import, delete', async () => {
     const bad = await t.req('DELETE', '/coupons/delete', { body: { folderId: folder, codes: [] } })
     assert.equal(bad.status, 422)
     assert.ok(bad.body.errors.codes)
+  })
+
+  it('counts a mail as missed only while it has no code: sent again after a refill, it is not', async () => {
+    const folder = (await t.req('POST', '/coupons/folders', { body: { name: 'Dry' } })).body.id as number
+    const tags = couponTags([`*|COUPON:${folder}|*`])
+    // A mail rendered while the folder was empty, then sent again (a deferral) after the shop refilled it.
+    const mail = { accountId: t.account.id, campaignId: 0, messageIds: [424242] }
+    assert.equal((await assignCouponVars(t.ctx, tags, mail)).get(424242)![`coupon:${folder}`], '')
+    const missed = async () =>
+      ((await t.req('GET', '/coupons/folders')).body as { id: number; missed: number }[]).find(
+        (f) => f.id === folder,
+      )?.missed
+    assert.equal(await missed(), 1)
+    await t.req('POST', '/coupons/import', { body: { folderId: folder, codes: ['LATE'] } })
+    assert.equal((await assignCouponVars(t.ctx, tags, mail)).get(424242)![`coupon:${folder}`], 'LATE')
+    assert.equal(await missed(), 0)
   })
 })

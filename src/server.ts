@@ -28,7 +28,8 @@ export async function startServer(
         `\nTidings: created account ${created.account_id}. Its API key (shown only now):\n\n  ${created.api_key}\n\n`,
       )
     }
-    await ctx.jobs.start(jobQueues)
+    // pg-boss creates its schema on a first start; processes starting together must not race it (23505).
+    await ctx.dbHandle.underMigrationLock(() => ctx.jobs.start(jobQueues))
     if (config.role !== 'api') await startWorker(ctx)
     let url: string | undefined
     if (config.role !== 'worker') {

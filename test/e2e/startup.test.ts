@@ -7,6 +7,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
+import { sql } from 'drizzle-orm'
 import fs from 'node:fs'
 import path from 'node:path'
 import { ConfigError, loadConfig } from '../../src/core/config.js'
@@ -369,3 +370,23 @@ function registeredRoutes(tree: string): { path: string; methods: string[] }[] {
   }
   return routes
 }
+
+describe('processes starting together on one PostgreSQL database', async () => {
+  it('all start: the job queue sets up its schema under the migration lock', async (t) => {
+    if (testDbKind() !== 'postgres') {
+      t.skip('PostgreSQL only: the embedded database has a single owner process')
+      return
+    }
+    const inst = await freshInstallation()
+    await inst.migrate()
+    // As on a new database: pg-boss has not made its schema yet (a migrated template may hold it).
+    await inst.withDb((db) => db.execute(sql`DROP SCHEMA IF EXISTS pgboss CASCADE`))
+    const env = { ...inst.env, ROLE: 'worker', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' }
+    const starts = await Promise.allSettled([1, 2, 3, 4].map(() => startServer(loadConfig(env))))
+    await Promise.all(starts.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)))
+    assert.deepEqual(
+      starts.map((s) => (s.status === 'fulfilled' ? 'started' : String(s.reason))),
+      ['started', 'started', 'started', 'started'],
+    )
+  })
+})

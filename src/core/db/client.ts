@@ -37,6 +37,11 @@ export interface DbHandle {
   prepared(name: string, text: string, values: unknown[]): Promise<SqlResult>
   /** Applies the committed SQL migrations in `folder`; safe to call from many processes at once. */
   migrate(folder: string): Promise<void>
+  /**
+   * Runs `fn` holding the lock migrate takes (PostgreSQL; one process at a time anyway on PGlite): for other
+   * schema set-up at start (pg-boss's), whose own guard lets processes starting together fail each other.
+   */
+  underMigrationLock<T>(fn: () => Promise<T>): Promise<T>
   close(): Promise<void>
 }
 
@@ -91,6 +96,7 @@ export function wrapPglite(client: PGlite, lock?: DataDirLock): DbHandle {
       const r = await client.query<Record<string, unknown>>(text, values)
       return { rows: r.rows }
     },
+    underMigrationLock: (fn) => fn(),
     async migrate(folder) {
       await migratePglite(drizzlePglite(client), { migrationsFolder: folder })
     },
@@ -103,6 +109,17 @@ export function wrapPglite(client: PGlite, lock?: DataDirLock): DbHandle {
 
 function openPostgres(url: string, max: number, named: boolean): DbHandle {
   const pool = new pg.Pool({ connectionString: url, max })
+  /** Runs fn holding the migration lock, a session lock of one connection of the pool (fn may use others). */
+  const locked = async <T>(fn: (conn: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const conn = await pool.connect()
+    try {
+      await conn.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID])
+      return await fn(conn)
+    } finally {
+      await conn.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined)
+      conn.release()
+    }
+  }
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined)
   const plainQuery = retryConflictsOutsideTransactions(pool)
@@ -120,16 +137,8 @@ function openPostgres(url: string, max: number, named: boolean): DbHandle {
       const r = await pool.query(named ? { name, text, values } : { text, values })
       return { rows: r.rows as Record<string, unknown>[] }
     },
-    async migrate(folder) {
-      const conn = await pool.connect()
-      try {
-        await conn.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID])
-        await migratePg(drizzlePg(conn), { migrationsFolder: folder })
-      } finally {
-        await conn.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined)
-        conn.release()
-      }
-    },
+    migrate: (folder) => locked((conn) => migratePg(drizzlePg(conn), { migrationsFolder: folder })),
+    underMigrationLock: (fn) => locked(fn),
     async close() {
       await pool.end()
     },

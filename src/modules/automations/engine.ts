@@ -87,6 +87,9 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
   const parallel = opts.parallel ?? (ctx.config.databaseUrl ? 4 : 1)
   const pollMs = opts.pollMs ?? 250
   const http = opts.http ?? createOutboundHttp({ allowPrivateNetwork: ctx.config.allowPrivateNetwork })
+  // SMS_GATEWAY_URL is the operator's own setting, often a service inside their network: the guard against
+  // customers' URLs reaching private addresses is not for it (it refused a gateway on 127.0.0.1).
+  const operatorHttp = opts.http ?? createOutboundHttp({ allowPrivateNetwork: true })
   const scanDates = createDateScanner(ctx)
   let stopped = false
   let timer: NodeJS.Timeout | undefined
@@ -226,7 +229,7 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
     let outcomes = new Map<number, Outcome>()
     let prepared: Prepared = new Map()
     const executor = node ? EXECUTORS[node.type] : undefined
-    const env: NodeEnv | undefined = node ? { ctx, now, pipeline, node, subjects, http } : undefined
+    const env: NodeEnv | undefined = node ? { ctx, now, pipeline, node, subjects, http, operatorHttp } : undefined
     if (env && executor?.prepare && live.length) prepared = await executor.prepare(env, live)
     await ctx.db.transaction(async (tx) => {
       const ours = await lockClaimed(

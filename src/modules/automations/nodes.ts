@@ -51,7 +51,10 @@ export interface NodeEnv {
   pipeline: PipelineRow
   node: PipelineNode
   subjects: Map<number, Subject>
+  /** For customers' URLs (webhook nodes): private addresses only with ALLOW_PRIVATE_NETWORK. */
   http: OutboundHttp
+  /** For the operator's own URLs (SMS_GATEWAY_URL), wherever they point. */
+  operatorHttp: OutboundHttp
 }
 
 /** Work done before the node's transaction (HTTP calls), per run id. */
@@ -185,7 +188,7 @@ const sms: NodeExecutor = {
           action_id: env.node.id,
         })
         try {
-          const res = await env.http.request({
+          const res = await env.operatorHttp.request({
             method: 'POST',
             url,
             headers: { 'content-type': 'application/json' },

@@ -31,3 +31,31 @@ describe('switches in the environment', () => {
     assert.equal(loadConfig({ ALLOW_PRIVATE_NETWORK: 'on' }).allowPrivateNetwork, true)
   })
 })
+
+describe('values checked before anything starts', () => {
+  it('refuses ports out of range, a log level pino lacks and DNS servers that are no addresses, naming each', () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ PORT: '70000' }, /^PORT must be an integer from 0 to 65535, got "70000"$/],
+      [{ BOUNCE_SMTP_PORT: '99999' }, /^BOUNCE_SMTP_PORT must be an integer from 1 to 65535, got "99999"$/],
+      [
+        { LOG_LEVEL: 'verbose' },
+        /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"$/,
+      ],
+      [{ DNS_SERVERS: '127.0.0.1, garbage' }, /^DNS_SERVERS must be IP addresses/],
+    ]
+    for (const [env, message] of cases)
+      assert.throws(
+        () => loadConfig(env),
+        (e: unknown) => e instanceof ConfigError && message.test(e.message),
+        JSON.stringify(env),
+      )
+  })
+
+  it('takes what they allow, and an empty ROLE as unset', () => {
+    const c = loadConfig({ PORT: '0', LOG_LEVEL: 'WARN', DNS_SERVERS: '127.0.0.1:5300, [::1]:53', ROLE: '' })
+    assert.deepEqual(
+      [c.port, c.logLevel, c.dnsServers, c.role],
+      [0, 'warn', ['127.0.0.1:5300', '[::1]:53'], 'all'],
+    )
+  })
+})

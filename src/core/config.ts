@@ -1,3 +1,4 @@
+import dns from 'node:dns'
 import path from 'node:path'
 
 export type Role = 'all' | 'api' | 'worker'
@@ -66,17 +67,37 @@ export function writesToOutbox(config: Pick<Config, 'smtpUrl'>): boolean {
 
 type Env = Record<string, string | undefined>
 
-function int(env: Env, name: string, fallback: number, min = 0): number {
+function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const n = Number(raw)
   if (!Number.isInteger(n) || n < min)
     throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`)
+  if (n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`)
   return n
 }
 
-function optionalInt(env: Env, name: string): number | undefined {
-  return env[name] ? int(env, name, 0, 1) : undefined
+const MAX_PORT = 65_535
+
+function optionalPort(env: Env, name: string): number | undefined {
+  return env[name] ? int(env, name, 0, 1, MAX_PORT) : undefined
+}
+
+/** pino's levels: another word made the logger throw at start, with its stack. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+/** Resolvers as dns.setServers takes them (`1.1.1.1`, `[::1]:53`): checked here, before anything starts. */
+function dnsServers(env: Env): string[] {
+  const servers = (nonEmpty(env, 'DNS_SERVERS') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  try {
+    new dns.Resolver().setServers(servers)
+  } catch {
+    throw new ConfigError(`DNS_SERVERS must be IP addresses (with :port if not 53), got "${env.DNS_SERVERS}"`)
+  }
+  return servers
 }
 
 const ON = ['1', 'true', 'yes', 'on']
@@ -101,8 +122,9 @@ function nonEmpty(env: Env, name: string): string | undefined {
 
 /** Parses the environment once; every other module reads the returned object, never process.env. */
 export function loadConfig(env: Env = process.env): Config {
-  const port = int(env, 'PORT', 3000)
-  const role = (env.ROLE ?? 'all') as Role
+  // 0: any free port (the tests' servers).
+  const port = int(env, 'PORT', 3000, 0, MAX_PORT)
+  const role = (nonEmpty(env, 'ROLE') ?? 'all') as Role
   if (!['all', 'api', 'worker'].includes(role))
     throw new ConfigError(`ROLE must be all, api or worker, got "${role}"`)
   const databaseUrl = nonEmpty(env, 'DATABASE_URL')
@@ -118,6 +140,9 @@ export function loadConfig(env: Env = process.env): Config {
   } catch {
     throw new ConfigError(`PUBLIC_URL is not a URL: "${publicUrl}"`)
   }
+  const logLevel = nonEmpty(env, 'LOG_LEVEL')?.toLowerCase() ?? 'info'
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
   const bootstrapApiKey = nonEmpty(env, 'BOOTSTRAP_API_KEY')
   const adminKey = nonEmpty(env, 'ADMIN_KEY')
   if (adminKey && adminKey.length < 16) throw new ConfigError('ADMIN_KEY must be at least 16 characters')
@@ -132,18 +157,15 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl,
     publicUrl,
     mailFrom: nonEmpty(env, 'MAIL_FROM') ?? `no-reply@${new URL(publicUrl).hostname}`,
-    bounceSmtpPort: optionalInt(env, 'BOUNCE_SMTP_PORT'),
-    dnsServers: (nonEmpty(env, 'DNS_SERVERS') ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
+    bounceSmtpPort: optionalPort(env, 'BOUNCE_SMTP_PORT'),
+    dnsServers: dnsServers(env),
     allowPrivateNetwork: flag(env, 'ALLOW_PRIVATE_NETWORK'),
     bootstrapApiKey,
     adminKey,
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000),
     authFailuresPerMinute: int(env, 'AUTH_FAILS_PER_MINUTE', 60),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024),
-    logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+    logLevel,
     sendThreads: int(env, 'SEND_THREADS', 2),
     sendLeaseSeconds: int(env, 'SEND_LEASE_SECONDS', 60, 1),
     smtpConnections: int(env, 'SMTP_CONNECTIONS', 10, 1),

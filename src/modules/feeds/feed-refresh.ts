@@ -66,6 +66,39 @@ function reasonOf(err: unknown, ctx: Ctx): { reason: string; code: FeedErrorCode
   return undefined
 }
 
+/** Redirects followed for a feed (http → https, a CDN, a renamed export): more is a loop. */
+const MAX_REDIRECTS = 5
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+
+/**
+ * The feed's answer, after up to MAX_REDIRECTS redirects: shops move their exports (http → https, a CDN), and
+ * every hop is a new request under the same rules (http(s), the address rule in the socket's lookup) and the
+ * one time limit. A redirect without a Location, or one too many, is the answer as it came.
+ */
+async function openFollowingRedirects(
+  ctx: Ctx,
+  streamer: OutboundStreamer,
+  url: string,
+): Promise<StreamResponse> {
+  const deadline = performance.now() + ctx.config.feedTimeoutSeconds * 1000
+  for (let hop = 0; ; hop++) {
+    const res = await streamer.open({
+      url,
+      timeoutMs: Math.max(1, Math.round(deadline - performance.now())),
+      maxBytes: ctx.config.feedMaxBytes,
+      headers: { accept: 'application/xml, text/xml, application/rss+xml, text/csv, */*;q=0.5' },
+    })
+    const location = res.headers.location
+    if (!REDIRECTS.has(res.status) || !location || hop === MAX_REDIRECTS) return res
+    res.close()
+    try {
+      url = new URL(location, url).toString()
+    } catch {
+      throw new RefreshFailure(`The feed URL redirected to "${location.slice(0, 200)}", which is no URL`)
+    }
+  }
+}
+
 /**
  * Downloads and reads a queued feed, and replaces its products when the whole file was good: the products
  * are staged in batches as they are parsed (memory holds one batch), then swapped in by one transaction.
@@ -82,16 +115,9 @@ export async function runFeedRefresh(
   let res: StreamResponse | undefined
   try {
     await repo.clearStaging(ctx.db, feedId)
-    res = await streamer.open({
-      url: feed.url,
-      timeoutMs: Math.round(ctx.config.feedTimeoutSeconds * 1000),
-      maxBytes: ctx.config.feedMaxBytes,
-      headers: { accept: 'application/xml, text/xml, application/rss+xml, text/csv, */*;q=0.5' },
-    })
-    if (res.status < 200 || res.status >= 300) {
-      const redirect = res.status >= 300 && res.status < 400 ? ' (redirects are not followed)' : ''
-      throw new RefreshFailure(`The feed URL answered HTTP ${res.status}${redirect}`)
-    }
+    res = await openFollowingRedirects(ctx, streamer, feed.url)
+    if (res.status < 200 || res.status >= 300)
+      throw new RefreshFailure(`The feed URL answered HTTP ${res.status}`)
     let detected: FeedFormat | null = null
     const limit = ctx.config.feedItemLimit
     let seen = 0

@@ -111,6 +111,19 @@ describe('feed refresh', async () => {
     })
   })
 
+  it('follows redirects (http → https, a CDN), relative ones too', async () => {
+    const { path: final } = await feedServing({ body: heurekaFeed(items(3, 'MOVED')) })
+    const { path: middle } = await feedServing((res) => void res.writeHead(307, { location: final }).end())
+    const { id } = await feedServing((res) => void res.writeHead(301, { location: server.url(middle) }).end())
+    assert.equal((await refresh(id)).result, 'ok')
+    const ids = await productIds(id)
+    assert.equal(ids.length, 3)
+    assert.ok(
+      ids.every((p) => p.startsWith('MOVED')),
+      ids.join(),
+    )
+  })
+
   it('replaces all products on a good refresh, and keeps them on every kind of failed one', async () => {
     const { id, path } = await feedServing({ body: heurekaFeed(items(5, 'OLD')) })
     assert.equal((await refresh(id)).result, 'ok')
@@ -121,7 +134,8 @@ describe('feed refresh', async () => {
     const failures: [string, Parameters<typeof server.serve>[1], RegExp, Partial<typeof t.ctx.config>?][] = [
       ['malformed XML', { body: '<SHOP><SHOPITEM><ITEM_ID>1</ITEM_ID></SHOP>' }, /not well-formed XML/],
       ['HTTP 404', { status: 404, body: 'gone' }, /answered HTTP 404/],
-      ['redirect', { status: 301, body: '' }, /HTTP 301 \(redirects are not followed\)/],
+      ['redirect without a Location', { status: 301, body: '' }, /answered HTTP 301$/],
+      ['redirect loop', (res) => void res.writeHead(302, { location: path }).end(), /answered HTTP 302$/],
       ['no products', { body: '<SHOP></SHOP>' }, /no products/],
       ['CSV without an id column', { type: 'text/csv', body: 'name;price\nx;1\n' }, /no id column/],
       [

@@ -64,7 +64,13 @@ function decimal(v: number | string | null | undefined, fallback: string): strin
   return NUMBER.test(s) ? decimal(Number(s), fallback) : undefined
 }
 
-/** The purchase time: unix seconds (or milliseconds), `YYYY-MM-DD HH:MM:SS` / `YYYY-MM-DD` in UTC, or ISO 8601. */
+/** ISO 8601 as shops write it: the zone may be left out (WooCommerce's REST dates), and then it is UTC. */
+const ISO = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i
+
+/**
+ * The purchase time: unix seconds (or milliseconds), `YYYY-MM-DD HH:MM:SS` / `YYYY-MM-DD` in UTC, or ISO 8601.
+ * Only days that exist (no 30 February rolled over into March) and no time before 1970.
+ */
 export function parseTimestamp(v: number | string | null | undefined, now: Date): Date | undefined {
   if (v === undefined || v === null) return now
   let ms: number
@@ -75,14 +81,14 @@ export function parseTimestamp(v: number | string | null | undefined, now: Date)
   } else {
     const s = v.trim()
     if (s === '') return now
+    const iso = ISO.exec(s)
     const d =
-      parseSqlDateTime(s) ??
-      parseDay(s) ??
-      (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(s) ? new Date(s) : null)
+      parseSqlDateTime(s) ?? parseDay(s) ?? (iso && parseDay(iso[1]!) ? new Date(iso[4] ? s : `${s}Z`) : null)
     if (!d) return undefined
     ms = d.getTime()
   }
-  if (!Number.isFinite(ms) || ms > MAX_TIME) return undefined
+  // Before 1970: years 1 and 99 came back as 2001 and 1999, read back through JavaScript's two-digit years.
+  if (!Number.isFinite(ms) || ms < 0 || ms > MAX_TIME) return undefined
   return new Date(Math.round(ms))
 }
 

@@ -88,6 +88,8 @@ describe('tracker transactions', async () => {
       [1770091506.789, '2026-02-03 04:05:06'],
       [1770091506000, '2026-02-03 04:05:06'],
       ['2026-02-03T05:05:06+01:00', '2026-02-03 04:05:06'],
+      ['2026-02-03T04:05:06', '2026-02-03 04:05:06'],
+      ['2026-02-03T04:05:06.5+0000', '2026-02-03 04:05:06'],
       [null, '2026-04-01 10:00:00'],
       ['', '2026-04-01 10:00:00'],
     ]
@@ -96,6 +98,20 @@ describe('tracker transactions', async () => {
       assert.equal(res.status, 200, `${JSON.stringify(timestamp)}: ${JSON.stringify(res.body)}`)
       assert.equal(res.body.timestamp, expected, JSON.stringify(timestamp))
     }
+    // A day that does not exist, and times before 1970 (years 1 and 99 read back as 2001 and 1999): refused.
+    for (const timestamp of [
+      '2026-02-30T10:00:00Z',
+      '0001-01-01T00:00:00Z',
+      '0099-06-15T12:00:00Z',
+      '1969-12-31',
+    ])
+      assert.deepEqual(
+        Object.keys(
+          (await t.req('POST', '/tracker/transaction', { body: order('ts-bad', { timestamp }) })).body.errors,
+        ),
+        ['transaction.timestamp'],
+        timestamp,
+      )
     const { transaction } = order('ts-none')
     const { timestamp: _, ...withoutTime } = transaction
     const res = await t.req('POST', '/tracker/transaction', { body: { transaction: withoutTime } })

@@ -104,6 +104,13 @@ describe('tracker events', async () => {
     assert.deepEqual(long.body, {
       errors: { 'event.value': ['The value must not be greater than 20000 characters.'] },
     })
+    // Characters, not UTF-16 units: 20,000 emoji are 40,000 units.
+    const emoji = await track({ email: 'eve@x.cz', category: 'big', value: '😀'.repeat(20_000) })
+    assert.equal(emoji.status, 200)
+    assert.equal(
+      (await track({ email: 'eve@x.cz', category: 'big', value: '😀'.repeat(20_001) })).status,
+      422,
+    )
     const bigObject = await track({ email: 'eve@x.cz', category: 'big', value: { a: 'x'.repeat(20_000) } })
     assert.equal(bigObject.status, 422)
     const bad = await track({ email: 'not-an-address', category: 'x' })

@@ -9,13 +9,22 @@ import { retriedTransaction } from '../../core/db/retry.js'
 
 const text = (v: string | undefined) => (v ?? '').trim()
 
+/** Code points: a string of UTF-16 units longer than the limit may still be short enough. */
+function characters(s: string): number {
+  if (s.length <= MAX_EVENT_VALUE) return s.length
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
 export function createTrackerEventService(ctx: Pick<AppContext, 'db' | 'clock'>) {
   return {
     /**
      * `POST /tracker/events`: stores the event for the subscriber and emits it as an `event` signal for
      * event-triggered automations, both in one transaction. The address must be in one of the account's
      * lists; otherwise 404 `{errors:[..]}`. `value` is kept (and answered) JSON-encoded; its limit counts
-     * the characters as sent: a string's own length, or the JSON text of anything else.
+     * the characters as sent: a string's own, or the JSON text's of anything else; characters, not UTF-16 units
+     * (an emoji is one, as Laravel's mb_strlen counts it).
      */
     async track(accountId: number, body: TrackerEventBodyT): Promise<TrackerEventT> {
       const e = body.event
@@ -24,7 +33,7 @@ export function createTrackerEventService(ctx: Pick<AppContext, 'db' | 'clock'>)
       if (!isValidEmail(email)) throw fieldError('event.email', 'The email must be a valid email address.')
       const raw = e.value === undefined ? null : e.value
       const value = JSON.stringify(raw)
-      const length = typeof raw === 'string' ? raw.length : value.length
+      const length = characters(typeof raw === 'string' ? raw : value)
       if (length > MAX_EVENT_VALUE)
         throw fieldError('event.value', `The value must not be greater than ${MAX_EVENT_VALUE} characters.`)
       const now = ctx.clock.now()

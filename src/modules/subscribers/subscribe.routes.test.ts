@@ -300,4 +300,30 @@ describe('POST /lists/{id}/subscribe', async () => {
     assert.equal(res.status, 401)
     assert.deepEqual(res.body, { message: 'Unauthorized' })
   })
+
+  it('takes tags as PHP writes a list with gaps in its keys (an object), on every write', async () => {
+    const list = (await t.req('POST', '/lists', { body: { name: 'Gaps' } })).body.id as number
+    const gaps = { '0': 'a', '2': 'b' }
+    const one = await t.req('POST', `/lists/${list}/subscribe`, {
+      body: { subscriber_data: { email: 'gaps1@x.cz', tags: gaps } },
+    })
+    assert.equal(one.status, 200, one.text)
+    const bulk = await t.req('POST', `/lists/${list}/subscribe-bulk`, {
+      body: { subscriber_data: [{ email: 'gaps2@x.cz', tags: gaps }] },
+    })
+    assert.equal(bulk.status, 200, bulk.text)
+    const update = await t.req('PUT', `/lists/${list}/update-subscriber`, {
+      body: { email: 'gaps2@x.cz', subscriber_data: { tags: { '1': 'c', '5': 'd' } } },
+    })
+    assert.equal(update.status, 200, update.text)
+    const tags = async (email: string) =>
+      (await t.req('GET', `/lists/${list}/subscriber/${email}`)).body.subscriber.tags as string[]
+    assert.deepEqual(
+      [await tags('gaps1@x.cz'), await tags('gaps2@x.cz')],
+      [
+        ['a', 'b'],
+        ['c', 'd'],
+      ],
+    )
+  })
 })

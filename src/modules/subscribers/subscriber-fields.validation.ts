@@ -163,9 +163,13 @@ export function checkStatus(
   return status
 }
 
-/** Tags trimmed, empty ones dropped, repeats removed (first position kept); each ≤ 50, ≤ 2000 in total. */
-export function checkTags(value: unknown, path: string, bag: FieldErrorBag): string[] | undefined {
-  if (value === undefined || value === null) return undefined
+/**
+ * Tags trimmed, empty ones dropped, repeats removed (first position kept); each ≤ 50, ≤ 2000 in total. A map is
+ * read as the list of its values: PHP encodes a list with gaps in its keys (`array_unique`) as `{"0":"a","2":"b"}`.
+ */
+export function checkTags(given: unknown, path: string, bag: FieldErrorBag): string[] | undefined {
+  if (given === undefined || given === null) return undefined
+  const value = isPlainObject(given) ? Object.values(given) : given
   if (!Array.isArray(value)) {
     bag.add(path, `The ${label(path)} must be an array.`)
     return undefined

@@ -60,7 +60,10 @@ export const SubscriberData = Type.Object({
   source: str(),
   status: Type.Optional(OrNull(Type.Integer())),
   rating: Type.Optional(OrNull(Type.Number())),
-  tags: Type.Optional(OrNull(Type.Array(Type.String()))),
+  // Or a map of them: PHP writes a list with gaps in its keys (after array_unique or array_filter) as an object.
+  tags: Type.Optional(
+    Type.Union([Type.Null(), Type.Array(Type.String()), Type.Record(Type.String(), Type.String())]),
+  ),
   groups: Type.Optional(MapOrEmpty(Type.Record(Type.String(), Type.Array(Type.String())))),
   // Checked by the service (5000 characters in total, unique keys after trim + lower-case).
   custom_fields: Type.Optional(Type.Unknown()),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { commonErrors, FieldErrorsBody } from '../../core/http/schemas.js'
+import { commonErrors, EmptyArray, FieldErrorsBody } from '../../core/http/schemas.js'
 import { SubscriberData } from './subscribers.schemas.js'
 
 /** Request bodies and replies of the subscriber writes (contract §3, api.md "Lists and their subscribers"). */
@@ -51,7 +51,8 @@ export const UpdateBulkBody = Type.Object({
 
 export const UpdateSubscriberBody = Type.Object({
   email: Type.String({ description: 'the address of the subscriber to update' }),
-  subscriber_data: Type.Optional(SubscriberData),
+  // `[]`: PHP's empty map, nothing to change.
+  subscriber_data: Type.Optional(Type.Union([SubscriberData, EmptyArray])),
   allow_resubscribe: flag('status 1 may bring back an unsubscribed, bounced or complained member'),
 })
 export type UpdateSubscriberBodyT = Static<typeof UpdateSubscriberBody>

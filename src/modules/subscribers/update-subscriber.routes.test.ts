@@ -196,4 +196,11 @@ describe('PUT /lists/{id}/update-subscriber and DELETE /lists/{id}/unsubscribe',
     })
     assert.equal(nokeyUpdate.status, 401)
   })
+
+  it("takes `[]` for subscriber_data (PHP's empty map): nothing changes", async () => {
+    await subscribe({ email: 'empty@example.cz', name: 'Kept' })
+    const res = await update({ email: 'empty@example.cz', subscriber_data: [] })
+    assert.equal(res.status, 200, res.text)
+    assert.equal(res.body.name, 'Kept')
+  })
 })

@@ -26,8 +26,9 @@ export function createUpdateSubscriberService(ctx: Ctx) {
       await requireList(ctx, accountId, listId)
       const bag = new FieldErrorBag()
       const email = checkEmail(body.email, 'email', bag)
+      const given = body.subscriber_data
       const entry = parseEntry(
-        body.subscriber_data ?? {},
+        Array.isArray(given) ? {} : (given ?? {}),
         'subscriber_data',
         { statuses: UPDATE_STATUSES, emailRequired: false },
         bag,

@@ -11,12 +11,12 @@ export interface UpdateOptions {
 }
 
 /**
- * update-subscribers-bulk (and update-subscriber): one statement, two writes on one snapshot, atomic without
+ * update-subscribers-bulk (and update-subscriber): one statement, its writes on one snapshot, atomic without
  * a transaction around it.
  * Contacts of the list's members get the given fields (tags overwritten, custom fields and groups merged; a
  * `tag` signal for the automations names the tags each did not have before);
- * status 4 suppresses the address account-wide and counts a hard bounce (once per move to 4); status 1 with
- * `allowResubscribe` lifts a suppression. Memberships: 2 and 4 always apply; 1 applies to a subscribed or
+ * status 4 suppresses the address account-wide, moves its live memberships in other lists to 4 too, and counts
+ * a hard bounce (once per move to 4); status 1 with `allowResubscribe` lifts a suppression. Memberships: 2 and 4 always apply; 1 applies to a subscribed or
  * unconfirmed member, and to an unsubscribed, bounced or complained one only with `allowResubscribe`;
  * otherwise the status stays while the fields still update. Addresses not in the list are left alone.
  * Returns how many members were updated.
@@ -58,8 +58,16 @@ export async function updateMembers(ex: Executor, entries: BulkEntry[], o: Updat
           FROM b
           WHERE m.id = b.membership_id
             AND (m.status <> ${next} OR (b.source IS NOT NULL AND b.source <> m.source))
+          RETURNING m.id),
+        -- A hard bounce is the address's, not the list's: its live memberships elsewhere go to 4 too, as a
+        -- bounce from the relay moves them (applyHardBounce); they counted as subscribed, suppressed as they were.
+        upd_elsewhere AS (
+          UPDATE memberships m SET status = 4, updated_at = ${ts(o.now)}
+          FROM b
+          WHERE b.status = 4 AND m.contact_id = b.contact_id AND m.list_id <> ${o.listId} AND m.status IN (1, 6)
           RETURNING m.id)
         SELECT (SELECT count(*) FROM upd_contacts)::int AS updates,
+               (SELECT count(*) FROM upd_elsewhere)::int AS elsewhere,
                (SELECT count(*) FROM upd_members)::int AS moved`,
   )
   return row?.updates ?? 0

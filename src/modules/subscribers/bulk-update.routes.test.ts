@@ -98,7 +98,11 @@ describe('PUT /lists/{id}/update-subscribers-bulk', async () => {
 
   it('status 2 unsubscribes; status 4 suppresses account-wide and counts one hard bounce', async () => {
     const listId = await createList(t)
+    const elsewhere = await createList(t)
+    const unsubscribedThere = await createList(t)
     await members(listId, [{ email: 'two@example.cz' }, { email: 'four@example.cz' }])
+    await members(elsewhere, [{ email: 'four@example.cz' }, { email: 'two@example.cz' }])
+    await members(unsubscribedThere, [{ email: 'four@example.cz', status: 2 }])
     clock.set(new Date('2026-02-03T04:05:06Z'))
     await update(listId, {
       subscriber_data: [
@@ -110,6 +114,15 @@ describe('PUT /lists/{id}/update-subscribers-bulk', async () => {
     assert.equal(two?.status, 2)
     assert.equal(two?.unsubscribedAt?.toISOString(), '2026-02-03T04:05:06.000Z')
     assert.equal((await memberOf(t, listId, 'four@example.cz'))?.status, 4)
+    // The bounce is the address's: live memberships elsewhere go to 4 as well; an unsubscribe there stays.
+    assert.deepEqual(
+      [
+        (await memberOf(t, elsewhere, 'four@example.cz'))?.status,
+        (await memberOf(t, unsubscribedThere, 'four@example.cz'))?.status,
+        (await memberOf(t, elsewhere, 'two@example.cz'))?.status,
+      ],
+      [4, 2, 1],
+    )
     let four = await contactOf(t, 'four@example.cz')
     assert.equal(four?.suppressed, 'hard_bounce')
     assert.equal(four?.bouncedHard, 1)

@@ -4,6 +4,7 @@ import { requireList } from '../lists/index.js'
 import { erasedAddressHash } from './erased-suppressions.js'
 import {
   bulkItems,
+  flagValue,
   inLockOrder,
   mergePerEmail,
   parseEntry,
@@ -45,14 +46,14 @@ export function createSubscribeBulkService(ctx: Ctx) {
         addressHash: erasedAddressHash(ctx.erasureSecret, accountId, e.email),
       }))
       const now = ctx.clock.now()
-      const resubscribe = body.resubscribe ?? false
+      const resubscribe = flagValue(body.resubscribe, false)
       const opts = { accountId, listId, resubscribe, now }
 
       // Contacts and existing memberships are written in lock order; new memberships in the order given, which
       // their ids keep and a list's page of subscribers shows.
       const locking = inLockOrder(batch)
       const written = await retriedTransaction(ctx.db, async (tx) => {
-        const updateExisting = body.update_existing ?? true
+        const updateExisting = flagValue(body.update_existing, true)
         const ids = new Set(await repo.upsertContacts(tx, inLockOrder(hashed), { ...opts, updateExisting }))
         const add = (more: number[]) => more.forEach((id) => ids.add(id))
         if (resubscribe) add(await repo.liftSuppressions(tx, locking, opts))
@@ -62,7 +63,7 @@ export function createSubscribeBulkService(ctx: Ctx) {
         ]
         add(joined)
         // Automations start (from the signals outbox) for those now subscribed, only when asked to.
-        if (body.trigger_autoresponders) await repo.emitSubscribeSignals(tx, joined, opts)
+        if (flagValue(body.trigger_autoresponders, false)) await repo.emitSubscribeSignals(tx, joined, opts)
         return ids.size
       })
       return { inserts: written }

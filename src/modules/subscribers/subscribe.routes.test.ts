@@ -326,4 +326,24 @@ describe('POST /lists/{id}/subscribe', async () => {
       ],
     )
   })
+
+  it('takes switches as "1" and "0" too, as PHP forms and settings hold them', async () => {
+    const list = (await t.req('POST', '/lists', { body: { name: 'Flags' } })).body.id as number
+    const sub = (body: Record<string, unknown>) => t.req('POST', `/lists/${list}/subscribe`, { body })
+    assert.equal((await sub({ subscriber_data: { email: 'flag@x.cz', name: 'One' } })).status, 200)
+    await t.req('DELETE', `/lists/${list}/unsubscribe`, { body: { email: 'flag@x.cz' } })
+    const again = await sub({
+      subscriber_data: { email: 'flag@x.cz', name: 'Two' },
+      update_existing: '1',
+      resubscribe: '1',
+    })
+    assert.equal(again.status, 200, again.text)
+    const kept = await t.req('POST', `/lists/${list}/subscribe-bulk`, {
+      body: { subscriber_data: [{ email: 'flag@x.cz', name: 'Three' }], update_existing: '0' },
+    })
+    assert.equal(kept.status, 200, kept.text)
+    const s = (await t.req('GET', `/lists/${list}/subscriber/flag@x.cz`)).body.subscriber
+    assert.deepEqual([s.name, s.status], ['Two', 1])
+    assert.equal((await sub({ subscriber_data: { email: 'flag@x.cz' }, resubscribe: 'yes' })).status, 422)
+  })
 })

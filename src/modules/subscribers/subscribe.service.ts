@@ -6,7 +6,7 @@ import { emitSignal } from '../signals/index.js'
 import { erasedAddressHash } from './erased-suppressions.js'
 import { forgetErased } from './erased-suppressions.repo.js'
 import { decideSubscribeStatus } from './subscribe-status.js'
-import { parseEntry, validOrThrow } from './subscriber-fields.validation.js'
+import { flagValue, parseEntry, validOrThrow } from './subscriber-fields.validation.js'
 import { STATUS, toSubscribeReply, type MembershipRow } from './subscribers.schemas.js'
 import type { SubscribeBodyT } from './subscribers.write.schemas.js'
 import * as repo from './subscribers.write.repo.js'
@@ -59,7 +59,7 @@ export function createSubscribeService(ctx: Ctx) {
           accountId,
           entry.email,
           entry.fields,
-          body.update_existing ?? false,
+          flagValue(body.update_existing, false),
           addressHash,
           now,
         )
@@ -71,8 +71,8 @@ export function createSubscribeService(ctx: Ctx) {
           suppressed: contact.suppressed ?? null,
           requested: entry.status,
           doubleOptin: list.doubleOptin,
-          skipConfirmation: body.skip_confirmation ?? false,
-          resubscribe: body.resubscribe ?? false,
+          skipConfirmation: flagValue(body.skip_confirmation, false),
+          resubscribe: flagValue(body.resubscribe, false),
         })
         if (decision.clearSuppression) contact = await repo.clearSuppression(tx, contact.id, now)
 
@@ -113,7 +113,7 @@ export function createSubscribeService(ctx: Ctx) {
             at: now,
           })
         if (
-          body.trigger_autoresponders &&
+          flagValue(body.trigger_autoresponders, false) &&
           membership.status === STATUS.subscribed &&
           current?.status !== STATUS.subscribed
         )

@@ -308,6 +308,10 @@ export function parseEntry(
 }
 
 /** A boolean flag as Ajv's coercion reads one: true/false, "true"/"false", 1/0, "1"/"0"; null is false. */
+/** A flag the schema let through (subscribers.write.schemas.ts `flag`): `fallback` when absent. */
+export const flagValue = (v: boolean | '1' | '0' | undefined, fallback: boolean): boolean =>
+  v === undefined ? fallback : v === true || v === '1'
+
 export function checkFlag(value: unknown, path: string, fallback: boolean, bag: FieldErrorBag): boolean {
   if (value === undefined) return fallback
   if (value === null) return false

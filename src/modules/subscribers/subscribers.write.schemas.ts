@@ -7,7 +7,13 @@ import { SubscriberData } from './subscribers.schemas.js'
 /** At most this many entries of a bulk call are read; the rest are silently ignored (api.md Limits). */
 export const BULK_LIMIT = 3000
 
-const flag = (description: string) => Type.Optional(Type.Boolean({ description }))
+/**
+ * A switch: true or false, or "1"/"0" as PHP forms and settings hold them (Ajv coerces "true", "false", 1 and 0
+ * to the boolean already); read with flagValue. Bulk update's allow_resubscribe took "1" (checkFlag) where these
+ * answered 422.
+ */
+const flag = (description: string) =>
+  Type.Optional(Type.Union([Type.Boolean(), Type.Literal('1'), Type.Literal('0')], { description }))
 
 export const SubscribeBody = Type.Object({
   subscriber_data: SubscriberData,

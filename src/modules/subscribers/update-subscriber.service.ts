@@ -5,7 +5,7 @@ import { requireList } from '../lists/index.js'
 import { UPDATE_STATUSES } from './bulk-update.service.js'
 import { erasedAddressHash } from './erased-suppressions.js'
 import { restoreErasedOnto } from './erased-suppressions.repo.js'
-import { checkEmail, parseEntry, validOrThrow } from './subscriber-fields.validation.js'
+import { checkEmail, flagValue, parseEntry, validOrThrow } from './subscriber-fields.validation.js'
 import { toSubscriberDetail } from './subscribers.schemas.js'
 import { updateMembers } from './bulk-update.repo.js'
 import type { UpdateSubscriberBodyT } from './subscribers.write.schemas.js'
@@ -59,7 +59,7 @@ export function createUpdateSubscriberService(ctx: Ctx) {
         await updateMembers(
           tx,
           [{ email: current, fields: data.fields, status: data.status, source: data.source }],
-          { accountId, listId, allowResubscribe: body.allow_resubscribe ?? false, now },
+          { accountId, listId, allowResubscribe: flagValue(body.allow_resubscribe, false), now },
         )
         const updated = await repo.findMember(tx, accountId, listId, current)
         if (!updated) throw subscriberNotInList()

@@ -229,7 +229,9 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
     let outcomes = new Map<number, Outcome>()
     let prepared: Prepared = new Map()
     const executor = node ? EXECUTORS[node.type] : undefined
-    const env: NodeEnv | undefined = node ? { ctx, now, pipeline, node, subjects, http, operatorHttp } : undefined
+    const env: NodeEnv | undefined = node
+      ? { ctx, now, pipeline, node, subjects, http, operatorHttp }
+      : undefined
     if (env && executor?.prepare && live.length) prepared = await executor.prepare(env, live)
     await ctx.db.transaction(async (tx) => {
       const ours = await lockClaimed(

@@ -71,8 +71,9 @@ const ISO = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2
  * The purchase time: unix seconds (or milliseconds), `YYYY-MM-DD HH:MM:SS` / `YYYY-MM-DD` in UTC, or ISO 8601.
  * Only days that exist (no 30 February rolled over into March) and no time before 1970.
  */
-export function parseTimestamp(v: number | string | null | undefined, now: Date): Date | undefined {
-  if (v === undefined || v === null) return now
+export function parseTimestamp(v: number | string | boolean | null | undefined, now: Date): Date | undefined {
+  if (v === undefined || v === null || v === false) return now
+  if (v === true) return undefined
   let ms: number
   if (typeof v === 'number' || UNIX.test(v.trim())) {
     const n = Number(v)
@@ -161,6 +162,7 @@ export function toPurchase(
       timeGiven: !(
         t.timestamp === undefined ||
         t.timestamp === null ||
+        t.timestamp === false ||
         (typeof t.timestamp === 'string' && t.timestamp.trim() === '')
       ),
     },

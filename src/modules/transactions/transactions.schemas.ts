@@ -38,13 +38,14 @@ export const TransactionInput = Type.Object({
   city: Type.Optional(Text),
   county: Type.Optional(Nullable(Text)),
   country: Type.Optional(Text),
-  // A type list, string first, as Money: null stays "absent" (now) and a number stays a number, while a boolean
-  // becomes text that is refused, where the union this was read `true` as the number 1 (1970).
+  // A type list, as Money: null stays "absent" (now), a number stays a number, and a boolean stays a boolean (the
+  // union this was read `true` as the number 1, 1970). `false` is absent too: PHP's strtotime() answers it for a
+  // date it cannot read, and Ecomail's WooCommerce plugin sends what it answers; `true` is refused.
   timestamp: Type.Optional(
-    Type.Unsafe<number | string | null>({
-      type: ['string', 'number', 'null'],
+    Type.Unsafe<number | string | boolean | null>({
+      type: ['string', 'number', 'boolean', 'null'],
       maxLength: 64,
-      description: 'unix seconds, `YYYY-MM-DD HH:MM:SS` (UTC) or ISO 8601; absent: now',
+      description: 'unix seconds, `YYYY-MM-DD HH:MM:SS` (UTC) or ISO 8601; absent (or null, false): now',
     }),
   ),
   status: Type.Optional(Text),

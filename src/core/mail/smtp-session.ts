@@ -260,6 +260,12 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
       to: readonly string[]
       message: Buffer
       dataSafe: boolean
+      /**
+       * RFC 6531: an address with characters beyond ASCII (the local part; domains are ASCII by isValidEmail) goes
+       * only with SMTPUTF8 declared, and only to a relay that offers it. Sent bare, relays refuse it as a bad
+       * address (Postfix: 553 5.6.7), which read as a hard bounce of a good address. Read once, when queued.
+       */
+      utf8: boolean
       resolve: (r: { accepted: string[]; rejected: string[] }) => void
       reject: (e: unknown) => void
       /** Replies to MAIL FROM, RCPT TO… and DATA, once written (ahead, with the message before it). */
@@ -268,14 +274,8 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
     const queue: Transaction[] = []
     let busy = false
 
-    /**
-     * RFC 6531: an address with characters beyond ASCII (the local part; domains are ASCII by isValidEmail) goes
-     * only with SMTPUTF8 declared, and only to a relay that offers it. Sent bare, relays refuse it as a bad address
-     * (Postfix: 553 5.6.7), which read as a hard bounce of a good address.
-     */
-    const needsUtf8 = (tx: Transaction) => !isAscii(tx.from) || tx.to.some((t) => !isAscii(t))
-    const mailFrom = (tx: Transaction) => `MAIL FROM:<${tx.from}>${needsUtf8(tx) ? ' SMTPUTF8' : ''}`
-    const cannotCarry = (tx: Transaction) => !smtpUtf8 && needsUtf8(tx)
+    const mailFrom = (tx: Transaction) => `MAIL FROM:<${tx.from}>${tx.utf8 ? ' SMTPUTF8' : ''}`
+    const cannotCarry = (tx: Transaction) => tx.utf8 && !smtpUtf8
 
     /** Writes a transaction's MAIL FROM, RCPT TO and DATA in one go (PIPELINING); their replies to come. */
     const writeEnvelope = (tx: Transaction) => {
@@ -393,7 +393,8 @@ export function openSmtpSession(opts: SmtpSessionOptions): Promise<SmtpSession> 
       },
       send(from, to, message, dataSafe = false) {
         return new Promise((resolve, reject) => {
-          queue.push({ from, to, message, dataSafe, resolve, reject })
+          const utf8 = !isAscii(from) || to.some((t) => !isAscii(t))
+          queue.push({ from, to, message, dataSafe, utf8, resolve, reject })
           if (!busy) void drain()
         })
       },

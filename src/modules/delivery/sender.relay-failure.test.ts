@@ -42,21 +42,27 @@ async function bounces(t: Awaited<ReturnType<typeof startTestApp>>) {
   return row
 }
 
+/** An app relaying to `smtpUrl`, and a campaign to `to` sent and given one round of its sender. */
+async function campaignSentTo(smtpUrl: string, to: { email: string }[], clock?: ManualClock) {
+  const t = await startTestApp({
+    ...(clock ? { clock } : {}),
+    worker: false,
+    config: { smtpUrl, sendThreads: 0 },
+  })
+  await sendingDomain(t, t.account)
+  const sender = startCampaignSender(t.ctx, { loop: false, batchSize: 10 })
+  t.ctx.onClose(() => sender.stop())
+  const id = await createCampaign(t, t.account, [await listWith(t, t.account, to)])
+  await t.req('POST', `/campaigns/${id}/send`)
+  await sender.runOnce()
+  return { t, sender, id }
+}
+
 describe('a relay that fails itself bounces nobody', () => {
   it('unreachable: the campaign stops, its rows wait; resumed once the relay is back, everyone gets it', async () => {
     const port = await freePort()
     const clock = new ManualClock(new Date('2026-11-22T10:00:00Z'))
-    const t = await startTestApp({
-      clock,
-      worker: false,
-      config: { smtpUrl: `smtp://127.0.0.1:${port}`, sendThreads: 0 },
-    })
-    await sendingDomain(t, t.account)
-    const sender = startCampaignSender(t.ctx, { loop: false, batchSize: 10 })
-    t.ctx.onClose(() => sender.stop())
-    const id = await createCampaign(t, t.account, [await listWith(t, t.account, people(4, 'down'))])
-    await t.req('POST', `/campaigns/${id}/send`)
-    await sender.runOnce()
+    const { t, sender, id } = await campaignSentTo(`smtp://127.0.0.1:${port}`, people(4, 'down'), clock)
     assert.equal((await campaignRow(t, id))?.status, 4)
     assert.equal((await shownError(t, t.account, id))?.code, 'relay_refused_all')
     // A second failure past the 5-minute deferral would have made soft bounces.
@@ -83,16 +89,7 @@ describe('a relay that fails itself bounces nobody', () => {
 
   it('refusing our login (535): the campaign stops, nobody is suppressed, no message is refused', async () => {
     const sink = await startSmtpSink({ login: (user, pass) => user === 'shop' && pass === 'right' })
-    const t = await startTestApp({
-      worker: false,
-      config: { smtpUrl: `smtp://shop:wrong@127.0.0.1:${sink.port}`, sendThreads: 0 },
-    })
-    await sendingDomain(t, t.account)
-    const sender = startCampaignSender(t.ctx, { loop: false, batchSize: 10 })
-    t.ctx.onClose(() => sender.stop())
-    const id = await createCampaign(t, t.account, [await listWith(t, t.account, people(3, 'auth'))])
-    await t.req('POST', `/campaigns/${id}/send`)
-    await sender.runOnce()
+    const { t, id } = await campaignSentTo(`smtp://shop:wrong@127.0.0.1:${sink.port}`, people(3, 'auth'))
     assert.equal((await campaignRow(t, id))?.status, 4)
     const error = await shownError(t, t.account, id)
     assert.equal(error?.code, 'relay_refused_all')

@@ -10,6 +10,7 @@ import {
 } from '../pipelines/index.js'
 import { evaluateConditionBatch } from './conditions.js'
 import { loadSubjects, type Subject } from './node-effects.repo.js'
+import { paused } from './run-chain.js'
 import {
   conditionSubject,
   EXECUTORS,
@@ -289,7 +290,9 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
       for (const r of mine) {
         const o = outcomes.get(r.id) ?? { props: { error: 'no outcome' } }
         const props = { type: node!.type, name: node!.properties.name, ...o.props }
-        const state = o.state ?? r.state
+        // A run due later pauses, which ends the chain of runs it is in (run-chain.ts).
+        const dueAt = o.stay ?? o.dueAt ?? now
+        const state = dueAt > now ? paused(o.state ?? r.state) : (o.state ?? r.state)
         if (o.stay) {
           moves.push({
             id: r.id,
@@ -316,7 +319,6 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
           continue
         }
         const next = nextOf.get(r.id) ?? []
-        const dueAt = o.dueAt ?? now
         // At most MAX_BRANCHES active runs per trigger (a fork inside a loop with a wait would grow without end).
         const count = active.get(r.rootId) ?? 1
         const room = Math.max(0, MAX_BRANCHES - count)

@@ -9,6 +9,9 @@ import { contacts } from '../subscribers/index.js'
 /** The SQL of node effects on subscribers (tags, lists, fields) and what the engine reads about them. */
 
 const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`
+/** The chain (run-chain.ts) the signal of the contact with id `contactId` carries, from `chains` by contact id. */
+const chainOf = (contactId: SQL, chains: Record<string, number>): SQL =>
+  sql`coalesce((${JSON.stringify(chains)}::jsonb ->> (${contactId})::text)::int, 0)`
 const idsOf = (ids: readonly number[]): SQL =>
   sql`(SELECT (jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))::int)`
 
@@ -44,7 +47,13 @@ export async function loadSubjects(
  * statement when a pipeline of the account listens for tags (tag-triggered pipelines start from it); the ids
  * of the contacts that got it.
  */
-export async function addTag(ex: Executor, contactIds: readonly number[], tag: string, now: Date) {
+export async function addTag(
+  ex: Executor,
+  contactIds: readonly number[],
+  tag: string,
+  now: Date,
+  chains: Record<string, number> = {},
+) {
   const rows = await queryRows<{ id: number }>(
     ex,
     sql`WITH u AS (
@@ -53,7 +62,9 @@ export async function addTag(ex: Executor, contactIds: readonly number[], tag: s
           RETURNING id, account_id, email),
         s AS (
           INSERT INTO signals (account_id, kind, email, payload, created_at)
-          SELECT account_id, 'tag', email, jsonb_build_object('tags', jsonb_build_array(${tag}::text)), ${ts(now)}
+          SELECT account_id, 'tag', email,
+                 jsonb_build_object('tags', jsonb_build_array(${tag}::text), 'chain', ${chainOf(sql`u.id`, chains)}),
+                 ${ts(now)}
           FROM u WHERE ${listenedFor(sql`u.account_id`, 'tag')} RETURNING 1)
         SELECT id FROM u`,
   )
@@ -81,6 +92,7 @@ export async function subscribeToList(
   contactIds: readonly number[],
   listId: number,
   now: Date,
+  chains: Record<string, number> = {},
 ): Promise<number> {
   const rows = await queryRows<{ contact_id: number }>(
     ex,
@@ -100,7 +112,8 @@ export async function subscribeToList(
         joined AS (SELECT contact_id FROM ins WHERE status = 1 UNION ALL SELECT contact_id FROM upd),
         s AS (
           INSERT INTO signals (account_id, kind, email, payload, created_at)
-          SELECT c.account_id, 'subscribe', c.email, jsonb_build_object('list_id', ${listId}::int), ${ts(now)}
+          SELECT c.account_id, 'subscribe', c.email,
+                 jsonb_build_object('list_id', ${listId}::int, 'chain', ${chainOf(sql`c.id`, chains)}), ${ts(now)}
           FROM joined j JOIN contacts c ON c.id = j.contact_id
           WHERE ${listenedFor(accountId, 'subscribe')} RETURNING 1)
         SELECT contact_id FROM joined`,

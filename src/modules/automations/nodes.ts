@@ -24,6 +24,7 @@ import {
   unsubscribeFromList,
   type Subject,
 } from './node-effects.repo.js'
+import { MAX_CHAIN, nextChain, nextChainsByContact } from './run-chain.js'
 import { startRun } from './run-start.js'
 import type { ClaimedRun } from './runs.repo.js'
 
@@ -287,7 +288,7 @@ const split: NodeExecutor = {
 const tag: NodeExecutor = {
   async execute(env, tx, runs) {
     const t = String(prop(env.node, 'tag') ?? '')
-    if (t) await addTag(tx, contactIdsOf(runs), t, env.now)
+    if (t) await addTag(tx, contactIdsOf(runs), t, env.now, nextChainsByContact(runs))
     return each(runs, () => ({ props: { tag: t } }))
   },
 }
@@ -303,7 +304,14 @@ const untag: NodeExecutor = {
 const subscribe: NodeExecutor = {
   async execute(env, tx, runs) {
     const listId = Number(prop(env.node, 'list_id'))
-    await subscribeToList(tx, env.pipeline.accountId, contactIdsOf(runs), listId, env.now)
+    await subscribeToList(
+      tx,
+      env.pipeline.accountId,
+      contactIdsOf(runs),
+      listId,
+      env.now,
+      nextChainsByContact(runs),
+    )
     return each(runs, () => ({ props: { list_id: listId } }))
   },
 }
@@ -397,6 +405,8 @@ const webhook: NodeExecutor = {
   },
 }
 
+const LOOP_STOPPED = `not started: ${MAX_CHAIN} runs were started in a row by automations without a pause (a loop through pipelines?)`
+
 const trigger: NodeExecutor = {
   async execute(env, tx, runs) {
     const target = Number(prop(env.node, 'pipeline_id'))
@@ -407,12 +417,13 @@ const trigger: NodeExecutor = {
         out.set(r.id, { props: { pipeline_id: target, error: 'pipeline not found' } })
         continue
       }
-      const started = await startRun(tx, p, r.email, 'trigger', env.now)
+      const started = await startRun(tx, p, r.email, 'trigger', env.now, nextChain(r.state))
       out.set(r.id, {
         props: {
           pipeline_id: target,
           result: started.kind,
-          ...(started.kind === 'not_in_list' ? {} : { trigger_id: String(started.runId) }),
+          ...('runId' in started ? { trigger_id: String(started.runId) } : {}),
+          ...(started.kind === 'loop' ? { error: LOOP_STOPPED } : {}),
         },
       })
     }

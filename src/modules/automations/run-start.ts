@@ -1,5 +1,6 @@
 import type { Executor } from '../../core/db/client.js'
 import type { PipelineRow } from '../pipelines/index.js'
+import { MAX_CHAIN } from './run-chain.js'
 import { anyRunOf, insertRun, lockPipelineContact, subscribedContact } from './runs.repo.js'
 
 export type StartOutcome =
@@ -8,11 +9,14 @@ export type StartOutcome =
   | { kind: 'refused'; runId: number }
   /** The address is not a subscribed member of the pipeline's list. */
   | { kind: 'not_in_list' }
+  /** MAX_CHAIN runs were started in a row by automations without a pause (run-chain.ts): a loop, stopped. */
+  | { kind: 'loop' }
 
 /**
  * Starts a run of the pipeline for `email` inside the caller's transaction (the trigger and its cause commit
  * together): only for a subscribed member of the pipeline's list, and under `once` re-entry never twice per
- * pipeline and contact (serialised per pair, so two triggers at once start one run).
+ * pipeline and contact (serialised per pair, so two triggers at once start one run). `chain`: the run is
+ * started by automations, the chain-th in a row without a pause (run-chain.ts); none beyond MAX_CHAIN.
  */
 export async function startRun(
   tx: Executor,
@@ -20,7 +24,9 @@ export async function startRun(
   email: string,
   triggerKind: string,
   now: Date,
+  chain = 0,
 ): Promise<StartOutcome> {
+  if (chain > MAX_CHAIN) return { kind: 'loop' }
   const contactId = await subscribedContact(tx, pipeline.accountId, pipeline.listId, email)
   if (contactId === undefined) return { kind: 'not_in_list' }
   if (pipeline.reentry === 'once') {
@@ -37,6 +43,7 @@ export async function startRun(
     triggerKind,
     nodeId: pipeline.start,
     now,
+    state: chain > 0 ? { chain } : {},
   })
   return { kind: 'started', runId }
 }

@@ -210,6 +210,8 @@ export interface NewRun {
   triggerKind: string
   nodeId: string
   now: Date
+  /** The run's state to begin with (run-chain.ts: the chain it is in). */
+  state?: Record<string, unknown>
 }
 
 /** Side effect: a new active run at the pipeline's first node, due now; its id. */
@@ -219,7 +221,7 @@ export async function insertRun(ex: Executor, r: NewRun): Promise<number> {
     sql`INSERT INTO automation_runs (account_id, pipeline_id, pipeline_version, contact_id, email, trigger_kind,
                                      status, node_id, due_at, state, started_at)
         VALUES (${r.accountId}, ${r.pipelineId}, ${r.pipelineVersion}, ${r.contactId}, ${r.email},
-                ${r.triggerKind}, 'active', ${r.nodeId}, ${ts(r.now)}, '{}'::jsonb, ${ts(r.now)})
+                ${r.triggerKind}, 'active', ${r.nodeId}, ${ts(r.now)}, ${JSON.stringify(r.state ?? {})}::jsonb, ${ts(r.now)})
         RETURNING id`,
   )
   return Number(row!.id)

@@ -20,7 +20,8 @@ export function createTriggerService(ctx: Ctx) {
       const outcome = await retriedTransaction(ctx.db, (tx) =>
         startRun(tx, pipeline, normalizeEmail(email), 'api', ctx.clock.now()),
       )
-      if (outcome.kind === 'not_in_list') throw subscriberNotInList()
+      // A call of the API starts no chain of runs (run-chain.ts), so the only run not started is a non-member's.
+      if (!('runId' in outcome)) throw subscriberNotInList()
       return { success: true as const, trigger_id: String(outcome.runId) }
     },
   }

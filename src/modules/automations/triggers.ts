@@ -3,6 +3,7 @@ import type { Executor } from '../../core/db/client.js'
 import { retriedTransaction } from '../../core/db/retry.js'
 import { activePipelinesFor, type PipelineRow, type TriggerType } from '../pipelines/index.js'
 import { claimSignals, deleteSignals, type PendingSignal } from './node-effects.repo.js'
+import { chainOf } from './run-chain.js'
 import { startRun } from './run-start.js'
 import { datePipelines, startDateRuns } from './runs.repo.js'
 
@@ -60,13 +61,22 @@ export async function consumeSignals(ctx: Ctx): Promise<number> {
       if (!found) pipelinesOf.set(key, (found = activePipelinesFor(ex, accountId, type)))
       return found
     }
+    const loops = new Set<number>()
     for (const s of batch) {
       const type = TRIGGER_OF[s.kind]
       if (!type) continue
       for (const p of await candidates(tx, s.accountId, type)) {
-        if (matches(p, s)) await startRun(tx, p, s.email, s.kind, now)
+        if (!matches(p, s)) continue
+        const started = await startRun(tx, p, s.email, s.kind, now, chainOf(s.payload))
+        if (started.kind === 'loop') loops.add(p.id)
       }
     }
+    // The account's to see in the log: the run that was not started has no log entry of its own.
+    if (loops.size)
+      ctx.log.warn(
+        { pipelineIds: [...loops] },
+        'automation runs not started: too many started in a row by automations without a pause (a loop?)',
+      )
     await deleteSignals(
       tx,
       batch.map((s) => s.id),

@@ -51,6 +51,15 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     assert.equal(delivered().length, 30)
     assert.ok(unique(delivered()))
     assert.equal(await shownError(t, t.account, id), null, 'a sent campaign carries no error')
+    // The subject has a merge tag: each row keeps its recipient's, which webhooks and the events after it tell.
+    const subjects = await queryRows<{ email: string; subject: string }>(
+      t.ctx.db,
+      sql`SELECT email, subject FROM messages WHERE campaign_id = ${id} ORDER BY id`,
+    )
+    assert.deepEqual(
+      new Map(subjects.map((r) => [r.email, r.subject])),
+      new Map(people(30).map((p) => [p.email, `Hi ${p.name}`])),
+    )
   })
 
   it('cancels: the unsent rest is never sent and the campaign ends errored as cancelled', async () => {

@@ -46,7 +46,10 @@ export interface SignedMessage {
   envelope: Envelope
   smtpMessageId: string
   raw: Uint8Array
-  /** Body mail: the subject as rendered, which its ledger row keeps (the email log shows it). */
+  /**
+   * The subject as rendered, which the ledger row keeps (the email log and webhooks show it): body mail, and
+   * campaign mail whose subject has merge tags.
+   */
   subject?: string
   /** CRLF line ends only and no line starting with a dot: SMTP carries it as it is (Mailer.sendRaw). */
   dataSafe: boolean
@@ -180,8 +183,13 @@ function packed(
 async function builtMessages(task: SignTask): Promise<BuiltMessage[]> {
   if (task.kind === 'campaign') {
     const c = compiledFor(task.key, () => compileCampaign(task.content))
+    // A subject with merge tags differs per recipient: the row keeps each one's (the `send` webhook and the
+    // events after it tell it), where it held the campaign's as written (`Hi *|name|*`).
+    const keepSubject = c.subject.names.size > 0
     return Promise.all(
-      task.recipients.map((r) => built(renderCampaignMail(c, r), r.messageId, c.content.bounceDomain)),
+      task.recipients.map((r) =>
+        built(renderCampaignMail(c, r), r.messageId, c.content.bounceDomain, keepSubject),
+      ),
     )
   }
   const out: Promise<BuiltMessage>[] = []

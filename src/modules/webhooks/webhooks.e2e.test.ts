@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { addDomain, messagesOfBatch } from '../transactional/transactional.test-helpers.js'
+import { createCampaign, listWith, sendingDomain } from '../campaigns/campaign-send.test-helpers.js'
 import { startWebhookReceiver } from './webhook-receiver.test-helpers.js'
 
 // At file level, so they close after the app.
@@ -56,5 +57,23 @@ describe('webhook end to end', async () => {
     assert.equal(event?.message_id, String(row?.id))
     assert.equal(event?.transmission_id, String(batchId))
     assert.equal(typeof event?.event_id, 'string')
+  })
+
+  it("a campaign's delivery event carries the recipient's subject, its merge tags filled in", async () => {
+    await sendingDomain(t, paid, 'letters.example')
+    const list = await listWith(t, paid, [{ email: 'petr@example.cz', name: 'Petr' }])
+    const id = await createCampaign(t, paid, [list], {
+      subject: 'Hi *|name|*, news',
+      from_email: 'news@letters.example',
+    })
+    assert.equal((await t.req('POST', `/campaigns/${id}/send`, { key: paid.key })).status, 200)
+    const hits = await receiver.waitFor(2, '/tidings')
+    const events = hits.flatMap((h) =>
+      (JSON.parse(h.body) as { msys: { message_event: Record<string, unknown> } }[]).map(
+        (e) => e.msys.message_event,
+      ),
+    )
+    const delivery = events.find((e) => e.rcpt_to === 'petr@example.cz' && e.type === 'delivery')
+    assert.equal(delivery?.subject, 'Hi Petr, news')
   })
 })

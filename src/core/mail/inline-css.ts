@@ -7,6 +7,9 @@ import { loadOnFirstUse } from '../load-on-first-use.js'
  */
 const juice = loadOnFirstUse<typeof import('juice')>('juice')
 
+/** Loads juice now, ahead of the first template that needs it (a campaign being prepared). */
+export const preloadInlineCss = (): void => void juice()
+
 /**
  * Moves <style> rules onto the elements (mail clients drop <style> blocks); done once per template, before
  * merge tags are rendered per recipient. Media queries stay in a <style> block, where clients that know them

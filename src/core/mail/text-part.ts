@@ -24,6 +24,9 @@ const convert = onFirstUse(() =>
   }),
 )
 
+/** Loads html-to-text now, ahead of the first mail that needs it (a signing thread warming up). */
+export const preloadTextPart = (): void => void convert()
+
 /** The text/plain alternative of an HTML mail. */
 export function htmlToTextPart(html: string): string {
   return convert()(html).trim()

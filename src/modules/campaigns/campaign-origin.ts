@@ -26,13 +26,15 @@ const lastScheduleCheck = new WeakMap<object, number>()
  * and what its mail is made of. Rows are sent by the delivery module like every other mail.
  */
 export const campaignOrigin: CampaignOrigin = {
-  async prepare(ctx: Ctx) {
+  async prepare(ctx: Ctx, preparing) {
     const now = ctx.clock.now().getTime()
     if (now - (lastScheduleCheck.get(ctx.db) ?? 0) >= SCHEDULE_CHECK_MS) {
       lastScheduleCheck.set(ctx.db, now)
       await startDueScheduled(ctx.db, ctx.clock.now())
     }
-    for (const id of await preparingCampaignIds(ctx.db)) {
+    const ids = await preparingCampaignIds(ctx.db)
+    if (ids.length) preparing?.()
+    for (const id of ids) {
       try {
         await prepareCampaign(ctx, id)
       } catch (err) {

@@ -4,6 +4,7 @@ import { startTestApp } from '../../../test/helpers/app.js'
 import { startCampaignSender } from '../../../test/helpers/sender.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { addDomain } from '../transactional/transactional.test-helpers.js'
+import { createCampaign, listWith, sendingDomain } from '../campaigns/campaign-send.test-helpers.js'
 import { signMessages, type SignTask } from './sign.worker.js'
 
 const sink = await startSmtpSink()
@@ -13,12 +14,19 @@ describe('sender: what goes to the signing threads', async () => {
   const shop = await t.createAccount('paid')
   await addDomain(t, shop.id, 'shop.example')
   const tasks: SignTask[] = []
+  /** What the sender asked of the signer, in order. */
+  const calls: string[] = []
   const sender = startCampaignSender(t.ctx, {
     loop: false,
     signer: {
       sign: (task) => {
         tasks.push(task)
+        calls.push(`sign ${task.kind}`)
         return signMessages(task)
+      },
+      warm: async () => {
+        calls.push('warm')
+        return 0
       },
       close: async () => undefined,
     },
@@ -54,5 +62,19 @@ describe('sender: what goes to the signing threads', async () => {
       assert.equal(s.content, byKey.get(s.key), 'slices of one content share one object')
     }
     assert.equal(byKey.size, 2)
+  })
+
+  it("warms the signer when a campaign is prepared, before the campaign's first task", async () => {
+    await sendingDomain(t, shop, 'letters.example')
+    const list = await listWith(t, shop, [{ email: 'reader@example.cz', name: 'Reader' }])
+    const id = await createCampaign(t, shop, [list], { from_email: 'news@letters.example' })
+    assert.equal((await t.req('POST', `/campaigns/${id}/send`, { key: shop.key })).status, 200)
+    calls.length = 0
+    assert.equal(await sender.runOnce(), 1)
+    assert.deepEqual(calls, ['warm', 'sign campaign'])
+    // Nothing left to prepare: the next round does not warm it again.
+    calls.length = 0
+    await sender.runOnce()
+    assert.deepEqual(calls, [])
   })
 })

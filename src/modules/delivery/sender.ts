@@ -60,8 +60,11 @@ const RELAY_FAILED = 'relay failed: '
  * implements it; the module list passes it in, so this module never imports campaigns).
  */
 export interface CampaignOrigin {
-  /** Starts due schedules and freezes the recipients of campaigns waiting in "preparing"; once per round. */
-  prepare(ctx: Ctx): Promise<void>
+  /**
+   * Starts due schedules and freezes the recipients of campaigns waiting in "preparing"; once per round.
+   * `preparing` is called before the first campaign of the round is frozen.
+   */
+  prepare(ctx: Ctx, preparing?: () => void): Promise<void>
   /** Sending, unpaused campaigns, oldest first. */
   sendingIds(ex: Executor): Promise<number[]>
   /** The condition under which a campaign's rows may be claimed now (sending, not paused), as SQL. */
@@ -513,7 +516,8 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   }
 
   async function runOnce(lane: Lane): Promise<number> {
-    if (campaigns) await campaigns.prepare(ctx)
+    // The signing threads start while a campaign's recipients are frozen, not with its first batch.
+    if (campaigns) await campaigns.prepare(ctx, () => void signer.warm?.())
     let claimed = 0
     const ids = campaigns ? await campaigns.sendingIds(ctx.db) : []
     for (const id of ids) {

@@ -3,6 +3,8 @@ import { isMainThread } from 'node:worker_threads'
 import MailComposer from 'nodemailer/lib/mail-composer/index.js'
 import { move, transferableSymbol, valueSymbol } from 'piscina'
 import { buildRawPieces } from '../../core/mail/raw-message.js'
+import { preloadInlineCss } from '../../core/mail/inline-css.js'
+import { preloadTextPart } from '../../core/mail/text-part.js'
 import { toNodemailer } from '../../core/mail/compose.js'
 import { dkimSignMessage } from '../../core/mail/dkim-sign.js'
 import type { Envelope, OutgoingMail } from '../../core/mail/mailer.js'
@@ -36,6 +38,8 @@ export interface BodySlice {
 export type SignTask = (
   | { kind: 'campaign'; key: string; content: CampaignContent; recipients: CampaignRecipient[] }
   | { kind: 'body'; slices: BodySlice[] }
+  /** Nothing to sign: the thread starts and loads what compiling a campaign needs (signer.ts, warm). */
+  | { kind: 'warm' }
 ) & {
   /** Buffers of earlier tasks whose messages went out, moved back to this thread to hold the next ones. */
   spare?: ArrayBuffer[]
@@ -181,6 +185,11 @@ function packed(
 }
 
 async function builtMessages(task: SignTask): Promise<BuiltMessage[]> {
+  if (task.kind === 'warm') {
+    preloadInlineCss()
+    preloadTextPart()
+    return []
+  }
   if (task.kind === 'campaign') {
     const c = compiledFor(task.key, () => compileCampaign(task.content))
     // A subject with merge tags differs per recipient: the row keeps each one's (the `send` webhook and the

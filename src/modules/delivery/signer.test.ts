@@ -77,6 +77,19 @@ describe('a signer', () => {
     }
   })
 
+  it('starts every thread when warmed (a campaign being prepared), and none that runs already', async () => {
+    const signer = createMailSigner(2)
+    try {
+      assert.equal(signingThreads(), 0)
+      assert.equal(await signer.warm!(), 2)
+      assert.equal(signingThreads(), 2, `both threads up: ${threadNiceValues().join(' ')}`)
+      assert.equal(await signer.warm!(), 0, 'both running: nothing to start')
+      assert.deepEqual(await signer.sign({ kind: 'body', slices: [] }), [])
+    } finally {
+      await signer.close()
+    }
+  })
+
   it('ends its threads when they have waited idleMs for work, and starts them again with the next task', async () => {
     const signer = createMailSigner(2, { idleMs: 200 })
     try {

@@ -10,6 +10,13 @@ export interface MailSigner {
    * into it. Their `raw` views are empty afterwards.
    */
   release?(messages: readonly SignedMessage[]): void
+  /**
+   * Starts the threads that are not running, each loading what compiling a campaign needs, without waiting:
+   * called when a campaign is being prepared, so that this happens while its recipients are frozen rather than
+   * after, before its first message (about half a second of the 2.3 s from a 100,000 send's call to its first
+   * signed message, measured). How many threads it started, once they are up.
+   */
+  warm?(): Promise<number>
   close(): Promise<void>
 }
 
@@ -74,6 +81,18 @@ export function createMailSigner(threads: number, opts: { idleMs?: number } = {}
       if (!(buffer instanceof ArrayBuffer) || buffer.byteLength === 0 || returned.length >= RETURNED_MAX)
         return
       if (!returned.includes(buffer)) returned.push(buffer)
+    },
+    warm: async () => {
+      const starting = Array.from({ length: Math.max(0, threads - pool.threads.length) }, () =>
+        pool.run({ kind: 'warm' }).then(
+          () => 1,
+          // A thread that fails to start fails the next task too, which reports it.
+          () => 0,
+        ),
+      )
+      let started = 0
+      for (const s of starting) started += await s
+      return started
     },
     close: () => pool.destroy(),
   }

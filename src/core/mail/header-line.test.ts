@@ -129,6 +129,27 @@ describe('header lines without MimeNode', () => {
     assert.equal(headerLine('Subject', spaced), mimeHeaderLine('Subject', spaced))
   })
 
+  it('write a display name too long for a line as encoded words, which a reader decodes to the name', async () => {
+    const long = 'x'.repeat(1000)
+    const to = [
+      { name: long, address: 'jana@example.cz' },
+      { name: `Petr ${'q'.repeat(990)}`, address: 'petr@jõgeva.ee' },
+      { name: '', address: 'bare@example.cz' },
+    ]
+    const line = headerLine('To', to)
+    for (const l of line.split('\r\n')) assert.ok(l.length <= 998, `a line of ${l.length}`)
+    assert.ok(line.includes('<petr@xn--jgeva-dua.ee>'), 'the host in punycode, as MimeNode writes it')
+    const parsed = (await simpleParser(`${line}\r\n\r\nbody\r\n`)).to as { value: unknown[] }
+    assert.deepEqual(parsed.value, [
+      { name: long, address: 'jana@example.cz' },
+      { name: to[1]!.name, address: 'petr@jõgeva.ee' },
+      { name: '', address: 'bare@example.cz' },
+    ])
+    // A name that fits keeps MimeNode's line.
+    const short = [{ name: 'Jana', address: 'jana@example.cz' }]
+    assert.equal(headerLine('From', short), mimeHeaderLine('From', short))
+  })
+
   it('leave to MimeNode what it must encode', () => {
     for (const [key, v] of [
       ['Subject', 'Say "hi"'],

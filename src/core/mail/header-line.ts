@@ -120,7 +120,29 @@ const MAX_LINE = 998
  */
 export function headerLine(key: string, value: unknown): string {
   const line = plainHeaderLine(key, value) ?? mimeHeaderLine(key, value)
-  if (line.length <= MAX_LINE || typeof value !== 'string' || STRUCTURED.has(key.toLowerCase())) return line
-  if (line.split('\r\n').every((l) => l.length <= MAX_LINE)) return line
-  return foldLines(`${key}: ${encodeWord(value, 'Q', 52)}`, 76)
+  if (line.length <= MAX_LINE || line.split('\r\n').every((l) => l.length <= MAX_LINE)) return line
+  if (typeof value === 'string' && !STRUCTURED.has(key.toLowerCase()))
+    return foldLines(`${key}: ${encodeWord(value, 'Q', 52)}`, 76)
+  return addressesWithWords(key, value) ?? line
+}
+
+/** Fields of addressees (`{name, address}`, one or a list) whose names may be written as encoded words. */
+const ADDRESS_FIELDS = new Set(['from', 'sender', 'to', 'cc', 'bcc', 'reply-to'])
+
+/**
+ * An address field whose display names are encoded words, which fold: MimeNode writes an ASCII name as it is,
+ * and a name of up to 1,000 characters without a blank (the transactional schema's limit) made a line of more
+ * than 998. Undefined for a value that is not addressees.
+ */
+function addressesWithWords(key: string, value: unknown): string | undefined {
+  if (!ADDRESS_FIELDS.has(key.toLowerCase())) return undefined
+  const list: unknown[] = Array.isArray(value) ? value : [value]
+  const written: string[] = []
+  for (const a of list) {
+    const { name, address } = (a ?? {}) as { name?: unknown; address?: unknown }
+    if (typeof address !== 'string' || (name !== undefined && typeof name !== 'string')) return undefined
+    const normal = headerEncoder._normalizeAddress(address)
+    written.push(name ? `${encodeWord(name, 'Q', 52)} <${normal}>` : normal)
+  }
+  return foldLines(`${key}: ${written.join(', ')}`, 76)
 }

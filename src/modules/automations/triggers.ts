@@ -71,7 +71,7 @@ export async function consumeSignals(ctx: Ctx): Promise<number> {
         if (started.kind === 'loop') loops.add(p.id)
       }
     }
-    // The account's to see in the log: the run that was not started has no log entry of its own.
+    // The operator's to see: a run not started has no automation-log entry that would say so.
     if (loops.size)
       ctx.log.warn(
         { pipelineIds: [...loops] },

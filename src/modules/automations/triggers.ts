@@ -50,9 +50,10 @@ export function matches(p: PipelineRow, s: PendingSignal): boolean {
 export async function consumeSignals(ctx: Ctx): Promise<number> {
   // Two consumers (worker processes) may start runs for one contact in opposite orders, each holding the
   // other's next advisory lock: PostgreSQL aborts one, which wrote nothing and runs again.
-  return retriedTransaction(ctx.db, async (tx) => {
+  const { consumed, loops } = await retriedTransaction(ctx.db, async (tx) => {
+    const loops = new Set<number>()
     const batch = await claimSignals(tx, SIGNAL_BATCH)
-    if (batch.length === 0) return 0
+    if (batch.length === 0) return { consumed: 0, loops }
     const now = ctx.clock.now()
     const pipelinesOf = new Map<string, Promise<PipelineRow[]>>()
     const candidates = (ex: Executor, accountId: number, type: TriggerType) => {
@@ -61,7 +62,6 @@ export async function consumeSignals(ctx: Ctx): Promise<number> {
       if (!found) pipelinesOf.set(key, (found = activePipelinesFor(ex, accountId, type)))
       return found
     }
-    const loops = new Set<number>()
     for (const s of batch) {
       const type = TRIGGER_OF[s.kind]
       if (!type) continue
@@ -71,18 +71,19 @@ export async function consumeSignals(ctx: Ctx): Promise<number> {
         if (started.kind === 'loop') loops.add(p.id)
       }
     }
-    // The operator's to see: a run not started has no automation-log entry that would say so.
-    if (loops.size)
-      ctx.log.warn(
-        { pipelineIds: [...loops] },
-        'automation runs not started: too many started in a row by automations without a pause (a loop?)',
-      )
     await deleteSignals(
       tx,
       batch.map((s) => s.id),
     )
-    return batch.length
+    return { consumed: batch.length, loops }
   })
+  // The operator's to see (once, after the commit): a run not started has no automation-log entry that would say so.
+  if (loops.size)
+    ctx.log.warn(
+      { pipelineIds: [...loops] },
+      'automation runs not started: too many started in a row by automations without a pause (a loop?)',
+    )
+  return consumed
 }
 
 const dayOf = (d: Date) => d.toISOString().slice(0, 10)

@@ -10,7 +10,7 @@ import { contacts } from '../subscribers/index.js'
 
 const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`
 /** The chain (run-chain.ts) the signal of the contact with id `contactId` carries, from `chains` by contact id. */
-const chainOf = (contactId: SQL, chains: Record<string, number>): SQL =>
+const signalChainSql = (contactId: SQL, chains: Record<string, number>): SQL =>
   sql`coalesce((${JSON.stringify(chains)}::jsonb ->> (${contactId})::text)::int, 0)`
 const idsOf = (ids: readonly number[]): SQL =>
   sql`(SELECT (jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))::int)`
@@ -63,7 +63,7 @@ export async function addTag(
         s AS (
           INSERT INTO signals (account_id, kind, email, payload, created_at)
           SELECT account_id, 'tag', email,
-                 jsonb_build_object('tags', jsonb_build_array(${tag}::text), 'chain', ${chainOf(sql`u.id`, chains)}),
+                 jsonb_build_object('tags', jsonb_build_array(${tag}::text), 'chain', ${signalChainSql(sql`u.id`, chains)}),
                  ${ts(now)}
           FROM u WHERE ${listenedFor(sql`u.account_id`, 'tag')} RETURNING 1)
         SELECT id FROM u`,
@@ -113,7 +113,7 @@ export async function subscribeToList(
         s AS (
           INSERT INTO signals (account_id, kind, email, payload, created_at)
           SELECT c.account_id, 'subscribe', c.email,
-                 jsonb_build_object('list_id', ${listId}::int, 'chain', ${chainOf(sql`c.id`, chains)}), ${ts(now)}
+                 jsonb_build_object('list_id', ${listId}::int, 'chain', ${signalChainSql(sql`c.id`, chains)}), ${ts(now)}
           FROM joined j JOIN contacts c ON c.id = j.contact_id
           WHERE ${listenedFor(accountId, 'subscribe')} RETURNING 1)
         SELECT contact_id FROM joined`,

@@ -184,12 +184,15 @@ function packed(
   return { buffer: bytes.buffer as ArrayBuffer, messages: out }
 }
 
+/** A `warm` task: what compiling a campaign loads on first use, loaded now. */
+function warmUp(): SignedMessage[] {
+  preloadInlineCss()
+  preloadTextPart()
+  return []
+}
+
 async function builtMessages(task: SignTask): Promise<BuiltMessage[]> {
-  if (task.kind === 'warm') {
-    preloadInlineCss()
-    preloadTextPart()
-    return []
-  }
+  if (task.kind === 'warm') return []
   if (task.kind === 'campaign') {
     const c = compiledFor(task.key, () => compileCampaign(task.content))
     // A subject with merge tags differs per recipient: the row keeps each one's (the `send` webhook and the
@@ -212,12 +215,15 @@ async function builtMessages(task: SignTask): Promise<BuiltMessage[]> {
 
 /** Renders, composes and DKIM-signs each recipient's message (in this thread: no signing threads). */
 export async function signMessages(task: SignTask): Promise<SignedMessage[]> {
+  if (task.kind === 'warm') return warmUp()
   return packed(await builtMessages(task)).messages
 }
 
 /** The same on a signing thread (signer.ts): the messages' buffer is moved to the main thread, not copied. */
 export default async function signMail(task: SignTask): Promise<SignedMessage[]> {
   keepSpares(task.spare)
+  // Before packing, which would take a spare buffer to hand back with no message in it.
+  if (task.kind === 'warm') return warmUp()
   const { buffer, messages } = packed(await builtMessages(task), bufferFor)
   // Piscina moves what `transferableSymbol` lists and sends `valueSymbol` in place of the wrapper.
   return move({

@@ -45,6 +45,12 @@ export interface Config {
    */
   feedRefreshWaitSeconds: number
   /**
+   * Every feed is downloaded by the worker when it is created and again this many hours after its last download
+   * started, whatever the account's plan (the plan and the hourly limit are the refresh request's); 0: only on
+   * request.
+   */
+  feedAutoRefreshHours: number
+  /**
    * api.md Limits: a feed of this many items or more cannot be refreshed. Not an environment setting (the
    * limit is the contract's); tests lower it to stay lean.
    */
@@ -172,6 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
     feedMaxBytes: int(env, 'FEED_MAX_BYTES', 200 * 1024 * 1024, 1024),
     feedTimeoutSeconds: int(env, 'FEED_TIMEOUT_SECONDS', 300, 1),
     feedRefreshWaitSeconds: int(env, 'FEED_REFRESH_WAIT_SECONDS', 20),
+    feedAutoRefreshHours: int(env, 'FEED_AUTO_REFRESH_HOURS', 24),
     feedItemLimit: 50_000,
     smsGatewayUrl: nonEmpty(env, 'SMS_GATEWAY_URL'),
     automationLeaseSeconds: int(env, 'RUN_LEASE_SECONDS', 60, 1),

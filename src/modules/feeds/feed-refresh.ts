@@ -9,6 +9,7 @@ import { FeedParseError, type FeedProduct } from './feed-product.js'
 import { contentTypeCharset } from './feed-charset.js'
 import { gunzipIfCompressed } from './feed-gunzip.js'
 import { parseFeed } from './feed-parse.js'
+import { nextAutoRefresh, staleRefreshBefore } from './feed-schedule.js'
 import type { FeedErrorCode, FeedFormat } from './feeds.table.js'
 import * as repo from './feeds.repo.js'
 import { retriedTransaction } from '../../core/db/retry.js'
@@ -103,14 +104,23 @@ async function openFollowingRedirects(
  * Downloads and reads a queued feed, and replaces its products when the whole file was good: the products
  * are staged in batches as they are parsed (memory holds one batch), then swapped in by one transaction.
  * A failed download, a malformed file, `feedItemLimit` (50,000) items or more, or a file without products leaves the previous
- * products in place and puts the reason on the feed (state `failed`). Never throws for a feed's fault.
+ * products in place and puts the reason on the feed (state `failed`). Never throws for a feed's fault. Skipped
+ * when the feed is not queued: another refresh of it is running (one job per request and one per automatic
+ * download may meet), or it has ended.
  */
 export async function runFeedRefresh(
   ctx: Ctx,
   feedId: number,
   streamer: OutboundStreamer = createFeedStreamer(ctx),
 ): Promise<'ok' | 'failed' | 'skipped'> {
-  const feed = await repo.claimRefresh(ctx.db, feedId, ctx.clock.now())
+  const now = ctx.clock.now()
+  const feed = await repo.claimRefresh(
+    ctx.db,
+    feedId,
+    now,
+    staleRefreshBefore(ctx, now),
+    nextAutoRefresh(ctx, now),
+  )
   if (!feed) return 'skipped'
   let res: StreamResponse | undefined
   try {

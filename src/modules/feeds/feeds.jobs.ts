@@ -1,6 +1,9 @@
 import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
+import { retriedTransaction } from '../../core/db/retry.js'
 import { createFeedStreamer, runFeedRefresh } from './feed-refresh.js'
+import { nextAutoRefresh, staleRefreshBefore } from './feed-schedule.js'
+import * as repo from './feeds.repo.js'
 
 export const FEED_REFRESH_JOB = 'feeds.refresh'
 
@@ -10,14 +13,75 @@ declare module '../../core/jobs/queue.js' {
   }
 }
 
+/** How often a worker looks for feeds whose automatic download is due. */
+export const AUTO_REFRESH_POLL_MS = 60_000
+/** Feeds queued per look: a worker's round stays short however many fall due at once (after an upgrade). */
+const AUTO_REFRESH_PER_ROUND = 100
+
 /** Queued in the transaction that records the request, so the job exists exactly when the request does. */
 export async function queueRefresh(
   ctx: Pick<AppContext, 'jobs'>,
   tx: Executor,
   feedId: number,
 ): Promise<void> {
-  // No retries: a failed refresh is an answer (on the feed), and a new one is the customer's to ask for.
+  // No retries: a failed refresh is an answer (on the feed), and a new one is asked for or falls due.
   await ctx.jobs.send(FEED_REFRESH_JOB, { feedId }, { tx, retryLimit: 0 })
+}
+
+/**
+ * One look for feeds whose automatic download is due: they are queued, with their jobs, in one transaction,
+ * and due again FEED_AUTO_REFRESH_HOURS later. Returns how many were queued (up to a round's worth).
+ */
+export async function queueDueFeedRefreshes(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'jobs'>,
+): Promise<number> {
+  const now = ctx.clock.now()
+  const next = nextAutoRefresh(ctx, now)
+  if (!next) return 0
+  return retriedTransaction(ctx.db, async (tx) => {
+    const ids = await repo.queueDueRefreshes(
+      tx,
+      now,
+      next,
+      staleRefreshBefore(ctx, now),
+      AUTO_REFRESH_PER_ROUND,
+    )
+    for (const id of ids) await queueRefresh(ctx, tx, id)
+    return ids.length
+  })
+}
+
+/** The worker's automatic downloads: a look every AUTO_REFRESH_POLL_MS (at once again after a full round). */
+function startAutoRefresh(ctx: AppContext): { stop(): Promise<void> } {
+  let stopped = false
+  let wake: (() => void) | undefined
+  const loop = (async () => {
+    // Bounded by `stopped`: the process's shutdown ends it.
+    while (!stopped) {
+      let queued = 0
+      try {
+        queued = await queueDueFeedRefreshes(ctx)
+      } catch (err) {
+        ctx.log.error({ err }, 'queueing the automatic feed downloads failed')
+      }
+      if (queued >= AUTO_REFRESH_PER_ROUND && !stopped) continue
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, AUTO_REFRESH_POLL_MS)
+        wake = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+      wake = undefined
+    }
+  })()
+  return {
+    async stop() {
+      stopped = true
+      wake?.()
+      await loop
+    },
+  }
 }
 
 export async function startFeedsWorker(ctx: AppContext): Promise<void> {
@@ -32,4 +96,8 @@ export async function startFeedsWorker(ctx: AppContext): Promise<void> {
     // one of them; two jobs of one fetch would hold each other, and the next fetch, until the slower ended.
     { workers: 2 },
   )
+  if (ctx.config.feedAutoRefreshHours > 0) {
+    const auto = startAutoRefresh(ctx)
+    ctx.onClose(() => auto.stop())
+  }
 }

@@ -34,11 +34,17 @@ describe('feed refresh', async () => {
   const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'))
   // No worker: each test runs the refresh job's work itself, so it knows when it has ended (and the request
   // does not wait for it). The item limit is lowered to stay lean; feeds.routes.test.ts tries the real one.
+  // Refreshes on request only: a new feed is not queued (feeds.auto-refresh.test.ts tries the automatic ones).
   const limit = 500
   const t = await startTestApp({
     worker: false,
     clock,
-    config: { allowPrivateNetwork: true, feedRefreshWaitSeconds: 0, feedItemLimit: limit },
+    config: {
+      allowPrivateNetwork: true,
+      feedRefreshWaitSeconds: 0,
+      feedItemLimit: limit,
+      feedAutoRefreshHours: 0,
+    },
   })
   let paths = 0
 

@@ -58,11 +58,23 @@ export interface NewFeed {
   format: FeedFormat | null
 }
 
-export async function insertFeed(ex: Executor, accountId: number, f: NewFeed, now: Date): Promise<FeedRow> {
+/**
+ * Side effect: adds the feed. With `download` (automatic downloads on), it is queued for its first download at
+ * once and due again at `autoRefreshAt`: the caller queues the job in the same transaction.
+ */
+export async function insertFeed(
+  ex: Executor,
+  accountId: number,
+  f: NewFeed,
+  now: Date,
+  autoRefreshAt: Date | null,
+): Promise<FeedRow> {
+  const state = autoRefreshAt ? 'queued' : 'never'
   const row = await queryOne<FeedRow>(
     ex,
-    sql`INSERT INTO feeds (account_id, name, url, kind, format, created_at, updated_at)
-        VALUES (${accountId}, ${f.name}, ${f.url}, ${f.kind}, ${f.format}, ${ts(now)}, ${ts(now)})
+    sql`INSERT INTO feeds (account_id, name, url, kind, format, state, auto_refresh_at, created_at, updated_at)
+        VALUES (${accountId}, ${f.name}, ${f.url}, ${f.kind}, ${f.format}, ${state},
+                ${autoRefreshAt && ts(autoRefreshAt)}, ${ts(now)}, ${ts(now)})
         RETURNING ${FEED_COLUMNS}`,
   )
   return feedOf(row!)
@@ -93,9 +105,15 @@ export async function deleteFeed(ex: Executor, accountId: number, id: number): P
   return rows.length > 0
 }
 
+/** True in SQL while a refresh that started after `staleBefore` holds the feed (refreshStartedAt, the table). */
+const refreshing = (staleBefore: Date) =>
+  sql`(state = 'refreshing' AND refresh_started_at IS NOT NULL AND refresh_started_at > ${ts(staleBefore)})`
+
 /**
  * Side effect: records a refresh request and queues the feed, unless one was recorded after `notBefore`.
  * One statement, so two requests at once cannot both pass the hourly rule. Undefined when refused (or absent).
+ * A feed whose refresh is running (an automatic one) stays `refreshing`: the request is recorded and its answer
+ * is that refresh's outcome, rather than a second refresh staging the same products beside it.
  */
 export async function recordRefreshRequest(
   ex: Executor,
@@ -103,10 +121,12 @@ export async function recordRefreshRequest(
   id: number,
   now: Date,
   notBefore: Date,
+  staleBefore: Date,
 ): Promise<FeedRow | undefined> {
   const row = await queryOne<FeedRow>(
     ex,
-    sql`UPDATE feeds SET refresh_requested_at = ${ts(now)}, state = 'queued', updated_at = ${ts(now)}
+    sql`UPDATE feeds SET refresh_requested_at = ${ts(now)}, updated_at = ${ts(now)},
+          state = CASE WHEN ${refreshing(staleBefore)} THEN state ELSE 'queued' END
         WHERE account_id = ${accountId} AND id = ${id}
           AND (refresh_requested_at IS NULL OR refresh_requested_at <= ${ts(notBefore)})
         RETURNING ${FEED_COLUMNS}`,
@@ -114,15 +134,54 @@ export async function recordRefreshRequest(
   return row && feedOf(row)
 }
 
-/** Side effect: takes a queued feed for refreshing (again, after a crashed worker); undefined when not queued. */
-export async function claimRefresh(ex: Executor, id: number, now: Date): Promise<FeedRow | undefined> {
+/**
+ * Side effect: takes a queued feed for refreshing, or one whose refresh started before `staleBefore` (its worker
+ * died); undefined otherwise: another refresh has it, or it ended. Schedules the next automatic download
+ * (`nextAuto`, null when they are off) from this one's start.
+ */
+export async function claimRefresh(
+  ex: Executor,
+  id: number,
+  now: Date,
+  staleBefore: Date,
+  nextAuto: Date | null,
+): Promise<FeedRow | undefined> {
   const row = await queryOne<FeedRow>(
     ex,
-    sql`UPDATE feeds SET state = 'refreshing', updated_at = ${ts(now)}
-        WHERE id = ${id} AND state IN ('queued', 'refreshing')
+    sql`UPDATE feeds SET state = 'refreshing', refresh_started_at = ${ts(now)}, updated_at = ${ts(now)},
+          auto_refresh_at = ${nextAuto ? ts(nextAuto) : sql`auto_refresh_at`}
+        WHERE id = ${id}
+          AND (state = 'queued' OR (state = 'refreshing' AND NOT ${refreshing(staleBefore)}))
         RETURNING ${FEED_COLUMNS}`,
   )
   return row && feedOf(row)
+}
+
+/**
+ * Side effect: the feeds whose automatic download is due (up to `limit`, oldest first, none another worker is
+ * taking) are due again at `next` and queued, unless a refresh of theirs is running; returns those queued, for
+ * the caller to queue their jobs in the same transaction. A feed queued already gets a second job, which finds
+ * it taken and skips (runFeedRefresh), so a job lost for good is made up for.
+ */
+export async function queueDueRefreshes(
+  ex: Executor,
+  now: Date,
+  next: Date,
+  staleBefore: Date,
+  limit: number,
+): Promise<number[]> {
+  const rows = await queryRows<{ id: number | string; state: string }>(
+    ex,
+    sql`WITH due AS (
+          SELECT id FROM feeds WHERE auto_refresh_at <= ${ts(now)}
+          ORDER BY auto_refresh_at LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED)
+        UPDATE feeds f SET auto_refresh_at = ${ts(next)}, updated_at = ${ts(now)},
+          state = CASE WHEN ${refreshing(staleBefore)} THEN state ELSE 'queued' END
+        FROM due WHERE f.id = due.id
+        RETURNING f.id, f.state`,
+  )
+  return rows.filter((r) => r.state === 'queued').map((r) => Number(r.id))
 }
 
 export async function clearStaging(ex: Executor, feedId: number): Promise<void> {

@@ -24,9 +24,13 @@ describe('feed routes', async () => {
     t.req('POST', '/feeds', { key, body: { name: 'Shop', url: server.url('/shop.xml'), ...over } })
 
   /** Polls the feed until its refresh has ended; bounded (the job queue polls every half second). */
-  async function settled(id: number) {
+  async function settled(id: number, key = t.account.key) {
     for (let i = 0; i < 100; i++) {
-      const feed = (await t.req('GET', `/feeds/${id}`)).body as { state: string }
+      const feed = (await t.req('GET', `/feeds/${id}`, { key })).body as {
+        state: string
+        item_count: number
+        refresh_requested_at: string | null
+      }
       if (feed.state === 'ok' || feed.state === 'failed') return feed
       await new Promise((r) => setTimeout(r, 100))
     }
@@ -42,7 +46,8 @@ describe('feed routes', async () => {
       url: server.url('/shop.xml'),
       kind: 'product',
       format: 'heureka',
-      state: 'never',
+      // Its first download is queued with it (FEED_AUTO_REFRESH_HOURS).
+      state: 'queued',
       error: null,
       item_count: 0,
       last_refresh: null,
@@ -58,7 +63,13 @@ describe('feed routes', async () => {
       list.body.map((f: { id: number }) => f.id),
       [id, plain.body.id],
     )
-    assert.deepEqual((await t.req('GET', `/feeds/${id}`)).body, res.body)
+    // Shown as created, once its first download (the shop's 25 products) has ended.
+    assert.deepEqual(await settled(id), {
+      ...res.body,
+      state: 'ok',
+      item_count: 25,
+      last_refresh: '2026-11-23 10:00:00',
+    })
 
     const other = await t.createAccount()
     assert.equal((await t.req('GET', `/feeds/${id}`, { key: other.key })).status, 404)
@@ -186,8 +197,9 @@ describe('feed routes', async () => {
       const res = await t.req('GET', `/feeds/${own}/refresh`, { key: account.key })
       assert.equal(res.status, 403, plan)
       assert.equal(typeof res.body.errors, 'string')
-      const feed = (await t.req('GET', `/feeds/${own}`, { key: account.key })).body
-      assert.equal(feed.state, 'never')
+      // Refused the request, yet downloaded of the worker's accord, as every plan's feeds are.
+      const feed = await settled(own, account.key)
+      assert.deepEqual([feed.state, feed.item_count, feed.refresh_requested_at], ['ok', 25, null], plan)
     }
     assert.equal((await t.req('GET', '/feeds/999999/refresh')).status, 404)
   })

@@ -6,6 +6,7 @@ import { fieldError, HttpError, notFound, planRestricted } from '../../core/http
 import { sqlDateTime } from '../../core/http/formats.js'
 import { forbiddenHostReason, parseOutboundUrl } from '../../core/net/outbound-url.js'
 import { itemLimitReason } from './feed-refresh.js'
+import { nextAutoRefresh, staleRefreshBefore } from './feed-schedule.js'
 import { queueRefresh } from './feeds.jobs.js'
 import * as repo from './feeds.repo.js'
 import {
@@ -69,12 +70,16 @@ export function createFeedService(ctx: Ctx) {
         throw fieldError('url', 'The url must not point to a private, loopback or link-local address')
       const name = body.name.trim()
       if (!name) throw fieldError('name', 'The name field is required.')
-      const row = await repo.insertFeed(
-        ctx.db,
-        accountId,
-        { name, url: parsed.url.href, kind: body.kind ?? 'product', format: body.format ?? null },
-        ctx.clock.now(),
-      )
+      const now = ctx.clock.now()
+      const next = nextAutoRefresh(ctx, now)
+      // With automatic downloads on, the first one is queued with the feed, whatever the plan: the plan and the
+      // hourly limit are the refresh request's, and a feed no one downloads leaves its recommender without products.
+      const row = await retriedTransaction(ctx.db, async (tx) => {
+        const feed = { name, url: parsed.url.href, kind: body.kind ?? 'product', format: body.format ?? null }
+        const inserted = await repo.insertFeed(tx, accountId, feed, now, next)
+        if (next) await queueRefresh(ctx, tx, inserted.id)
+        return inserted
+      })
       return feedObject(row)
     },
 
@@ -119,7 +124,8 @@ export function createFeedService(ctx: Ctx) {
      * item count, 422 at once with the same reason (no download, nothing recorded). The refresh itself runs in
      * a worker, perhaps in another process, so the request watches the feed's row. Ended well: 200; the feed's
      * fault (50,000 items or more, malformed, the download failed): 422 `{errors:{url:[reason]}}` and the
-     * previous products stay; still running at the end of the wait: 200 and the feed tells the rest.
+     * previous products stay; still running at the end of the wait: 200 and the feed tells the rest. A request
+     * while an automatic download runs is recorded, starts none of its own and is answered that download's outcome.
      */
     async requestRefresh(account: AuthAccount, id: number) {
       if (account.plan !== 'marketer')
@@ -135,8 +141,16 @@ export function createFeedService(ctx: Ctx) {
       )
         throw fieldError('url', feed.error ?? itemLimitReason(ctx.config.feedItemLimit))
       const queued = await retriedTransaction(ctx.db, async (tx) => {
-        const row = await repo.recordRefreshRequest(tx, account.id, id, now, notBefore)
-        if (row) await queueRefresh(ctx, tx, id)
+        const row = await repo.recordRefreshRequest(
+          tx,
+          account.id,
+          id,
+          now,
+          notBefore,
+          staleRefreshBefore(ctx, now),
+        )
+        // Still `refreshing`: an automatic download is running, and its outcome answers this request too.
+        if (row?.state === 'queued') await queueRefresh(ctx, tx, id)
         return row
       })
       if (!queued) {

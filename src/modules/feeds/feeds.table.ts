@@ -10,6 +10,7 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core'
+import { sql } from 'drizzle-orm'
 import { accounts } from '../accounts/accounts.table.js'
 
 export type FeedKind = 'product' | 'data'
@@ -48,10 +49,25 @@ export const feeds = pgTable(
     /** When a refresh was last asked for: a second one within the hour is refused (429). */
     refreshRequestedAt: timestamp('refresh_requested_at', { withTimezone: true }),
     refreshedAt: timestamp('refreshed_at', { withTimezone: true }),
+    /**
+     * When the worker downloads the feed of its own accord (config `feedAutoRefreshHours`): at creation, then
+     * that many hours after each download started. Null: not scheduled (automatic downloads are off).
+     */
+    autoRefreshAt: timestamp('auto_refresh_at', { withTimezone: true }),
+    /**
+     * When the refresh in `refreshing` started: one refresh of a feed at a time stages its products, and another
+     * takes the feed over only once this is older than any refresh can run (its worker died).
+     */
+    refreshStartedAt: timestamp('refresh_started_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('feeds_account_idx').on(t.accountId, t.id)],
+  (t) => [
+    index('feeds_account_idx').on(t.accountId, t.id),
+    index('feeds_auto_refresh_idx')
+      .on(t.autoRefreshAt)
+      .where(sql`auto_refresh_at IS NOT NULL`),
+  ],
 )
 
 /**

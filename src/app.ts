@@ -80,6 +80,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       const message = `The request body is nested too deeply (more than ${MAX_JSON_DEPTH} levels).`
       return done(new HttpError(400, { message }), undefined)
     }
+    // A body of `[]` is PHP's json_encode of an empty array, which a PHP client sends for an update with nothing
+    // in it: no route takes an array body, so it is the empty object it stands for (as EmptyArray is inside one).
+    if (Array.isArray(parsed) && parsed.length === 0) return done(null, {})
     done(null, mayHoldLoneSurrogate(text) ? replaceLoneSurrogates(parsed) : parsed)
   })
 

@@ -187,6 +187,20 @@ describe('wire rules: request and response format', async () => {
     assertMessage(onDelete, 400)
   })
 
+  it("reads a body of [] (PHP's empty array) as {}, and refuses any other array as the body", async () => {
+    const json = { 'content-type': JSON_TYPE }
+    const list = (await t.req('POST', '/lists', { body: { name: 'Kept', from_name: 'Shop' } })).body
+    const updated = await t.req('PUT', `/lists/${list.id}`, { body: '[]', headers: json })
+    assertJson(updated, 200)
+    assert.deepEqual(updated.body, list)
+    const created = await t.req('POST', '/lists', { body: '[]', headers: json })
+    assertJson(created, 422)
+    assert.deepEqual(Object.keys(created.body.errors), ['name'])
+    const other = await t.req('PUT', `/lists/${list.id}`, { body: '[{"name":"x"}]', headers: json })
+    assertJson(other, 422)
+    assert.deepEqual(Object.keys(other.body.errors), ['body'])
+  })
+
   it('drops __proto__ from request bodies', async () => {
     const res = await t.req('POST', '/lists', {
       body: '{"name":"Proto","__proto__":{"polluted":true}}',

@@ -36,6 +36,21 @@ describe('the embedded database lock', () => {
     assert.deepEqual(fs.readdirSync(dir), ['tidings.lock'], 'nothing else left behind')
   })
 
+  it('is taken where the file system has no hard links', () => {
+    const { dir, lock } = dataDir()
+    const link = fs.linkSync
+    fs.linkSync = () => {
+      throw Object.assign(new Error('operation not permitted'), { code: 'EPERM' })
+    }
+    try {
+      acquireDataDirLock(dir).release()
+      fs.writeFileSync(lock, String(OTHER_PID))
+      assert.throws(() => acquireDataDirLock(dir), DatabaseBusyError)
+    } finally {
+      fs.linkSync = link
+    }
+  })
+
   it('leaves alone a lock another start took after this one found the old one stale', () => {
     // Two starts after a crash: both read the dead owner's pid; the other one then replaces the stale lock with
     // its own before this one acts on what it read. Removing "the stale lock" now would remove the other's, and

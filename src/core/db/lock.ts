@@ -47,10 +47,23 @@ function createWith(file: string, text: string): boolean {
     fs.linkSync(tmp, file)
     return true
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') return false
+    // A file system without hard links (some network and FUSE mounts): created exclusively, then written.
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') return createExclusive(file, text)
     throw err
   } finally {
     fs.unlinkSync(tmp)
+  }
+}
+
+function createExclusive(file: string, text: string): boolean {
+  try {
+    fs.writeFileSync(file, text, { flag: 'wx' })
+    return true
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw err
   }
 }
 

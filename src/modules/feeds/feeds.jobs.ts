@@ -1,6 +1,7 @@
 import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
 import { retriedTransaction } from '../../core/db/retry.js'
+import { startPollLoop } from '../../core/poll-loop.js'
 import { createFeedStreamer, runFeedRefresh } from './feed-refresh.js'
 import { nextAutoRefresh, staleRefreshBefore } from './feed-schedule.js'
 import * as repo from './feeds.repo.js'
@@ -51,39 +52,6 @@ export async function queueDueFeedRefreshes(
   })
 }
 
-/** The worker's automatic downloads: a look every AUTO_REFRESH_POLL_MS (at once again after a full round). */
-function startAutoRefresh(ctx: AppContext): { stop(): Promise<void> } {
-  let stopped = false
-  let wake: (() => void) | undefined
-  const loop = (async () => {
-    // Bounded by `stopped`: the process's shutdown ends it.
-    while (!stopped) {
-      let queued = 0
-      try {
-        queued = await queueDueFeedRefreshes(ctx)
-      } catch (err) {
-        ctx.log.error({ err }, 'queueing the automatic feed downloads failed')
-      }
-      if (queued >= AUTO_REFRESH_PER_ROUND && !stopped) continue
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, AUTO_REFRESH_POLL_MS)
-        wake = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-      wake = undefined
-    }
-  })()
-  return {
-    async stop() {
-      stopped = true
-      wake?.()
-      await loop
-    },
-  }
-}
-
 export async function startFeedsWorker(ctx: AppContext): Promise<void> {
   const streamer = createFeedStreamer(ctx)
   await ctx.jobs.work(
@@ -97,7 +65,12 @@ export async function startFeedsWorker(ctx: AppContext): Promise<void> {
     { workers: 2 },
   )
   if (ctx.config.feedAutoRefreshHours > 0) {
-    const auto = startAutoRefresh(ctx)
+    // A look every AUTO_REFRESH_POLL_MS, at once again after a full round.
+    const auto = startPollLoop(
+      async () => (await queueDueFeedRefreshes(ctx)) >= AUTO_REFRESH_PER_ROUND,
+      AUTO_REFRESH_POLL_MS,
+      (err) => ctx.log.error({ err }, 'queueing the automatic feed downloads failed'),
+    )
     ctx.onClose(() => auto.stop())
   }
 }

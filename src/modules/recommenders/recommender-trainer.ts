@@ -9,6 +9,7 @@ import {
   rebuildModel,
 } from './recommender-train.repo.js'
 import { retriedTransaction } from '../../core/db/retry.js'
+import { startPollLoop } from '../../core/poll-loop.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'log'>
 
@@ -78,40 +79,17 @@ export function wakeRecommenderTrainers(): void {
 
 /** The worker loop: a round every POLL_MS (at once again while rounds find work), until stopped. */
 export function startRecommenderTrainer(ctx: Ctx, pollMs = POLL_MS): { stop(): Promise<void> } {
-  let stopped = false
-  let again = false
-  let wake: (() => void) | undefined
-  const waker = () => {
-    again = true
-    wake?.()
-  }
+  const loop = startPollLoop(
+    async () => (await trainDueRecommenders(ctx)) > 0,
+    pollMs,
+    (err) => ctx.log.error({ err }, 'recommender trainer'),
+  )
+  const waker = () => loop.wake()
   wakers.add(waker)
-  const loop = (async () => {
-    while (!stopped) {
-      let worked = 0
-      again = false
-      try {
-        worked = await trainDueRecommenders(ctx)
-      } catch (err) {
-        ctx.log.error({ err }, 'recommender trainer')
-      }
-      if (worked > 0 || stopped || again) continue
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pollMs)
-        wake = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-      wake = undefined
-    }
-  })()
   return {
     async stop() {
-      stopped = true
       wakers.delete(waker)
-      wake?.()
-      await loop
+      await loop.stop()
     },
   }
 }

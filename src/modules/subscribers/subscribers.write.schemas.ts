@@ -56,7 +56,12 @@ export const UpdateBulkBody = Type.Object({
 })
 
 export const UpdateSubscriberBody = Type.Object({
-  email: Type.String({ description: 'the address of the subscriber to update' }),
+  email: Type.Optional(
+    Type.String({
+      description:
+        "the address of the subscriber to update; when absent, subscriber_data's email names the subscriber",
+    }),
+  ),
   // `[]`: PHP's empty map, nothing to change.
   subscriber_data: Type.Optional(Type.Union([SubscriberData, EmptyArray])),
   allow_resubscribe: flag('status 1 may bring back an unsubscribed, bounced or complained member'),

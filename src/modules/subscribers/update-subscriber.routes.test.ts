@@ -197,6 +197,29 @@ describe('PUT /lists/{id}/update-subscriber and DELETE /lists/{id}/unsubscribe',
     assert.equal(nokeyUpdate.status, 401)
   })
 
+  it('names the subscriber by subscriber_data.email when the body has no email of its own', async () => {
+    // Tag-manager clients send the contact as for subscribe: the address inside subscriber_data only.
+    await subscribe({ email: 'gtm@example.cz', name: 'Old', tags: ['a'] })
+    const res = await update({
+      subscriber_data: { email: 'GTM@example.cz', name: 'New', tags: ['wpj'] },
+      trigger_autoresponders: false,
+      update_existing: true,
+      resubscribe: false,
+      skip_confirmation: false,
+    })
+    assert.equal(res.status, 200, res.text)
+    assert.equal(res.body.email, 'gtm@example.cz')
+    const read = await t.req('GET', `/lists/${listId}/subscriber/gtm@example.cz`)
+    assert.equal(read.body.subscriber.name, 'New')
+    assert.deepEqual(read.body.subscriber.tags, ['wpj'])
+    const bad = await update({ subscriber_data: { email: 'broken' } })
+    assert.deepEqual(bad.body, {
+      errors: { 'subscriber_data.email': ['The email must be a valid email address.'] },
+    })
+    const absent = await update({ subscriber_data: { email: 'nobody@example.cz' } })
+    assert.equal(absent.status, 404)
+  })
+
   it("takes `[]` for subscriber_data (PHP's empty map): nothing changes", async () => {
     await subscribe({ email: 'empty@example.cz', name: 'Kept' })
     const res = await update({ email: 'empty@example.cz', subscriber_data: [] })

@@ -25,16 +25,20 @@ export function createUpdateSubscriberService(ctx: Ctx) {
     async updateSubscriber(accountId: number, listId: number, body: UpdateSubscriberBodyT) {
       await requireList(ctx, accountId, listId)
       const bag = new FieldErrorBag()
-      const email = checkEmail(body.email, 'email', bag)
       const given = body.subscriber_data
+      // Without a top-level email, the one in subscriber_data names the subscriber (tag-manager clients send
+      // the contact's data alone, as for subscribe), checked there; it is then no change of address.
+      const inData = given && !Array.isArray(given) ? given.email : undefined
+      const fromData = body.email === undefined && typeof inData === 'string' && inData.trim() !== ''
+      const email = fromData ? undefined : checkEmail(body.email, 'email', bag)
       const entry = parseEntry(
         Array.isArray(given) ? {} : (given ?? {}),
         'subscriber_data',
         { statuses: UPDATE_STATUSES, emailRequired: false },
         bag,
       )
-      const address = validOrThrow(bag, email)
       const data = validOrThrow(bag, entry)
+      const address = validOrThrow(bag, fromData ? data.email : email)
       const now = ctx.clock.now()
 
       return retriedTransaction(ctx.db, async (tx) => {

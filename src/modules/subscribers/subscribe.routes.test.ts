@@ -236,6 +236,29 @@ describe('POST /lists/{id}/subscribe', async () => {
     assert.deepEqual(Object.keys(bad.body.errors), ['subscriber_data.groups'])
   })
 
+  it('reads custom fields given as JSON text, as tag-manager clients send a text setting', async () => {
+    const res = await subscribe({
+      subscriber_data: {
+        email: 'gtm@example.cz',
+        custom_fields: '{"Lang":"cs","points":{"value":5,"type":"int"}}',
+      },
+    })
+    assert.equal(res.status, 200, res.text)
+    const blank = await subscribe({
+      subscriber_data: { email: 'gtm@example.cz', name: 'Eva', custom_fields: '' },
+      update_existing: true,
+    })
+    assert.equal(blank.status, 200, blank.text)
+    const read = await t.req('GET', `/lists/${listId}/subscriber/gtm@example.cz`)
+    assert.equal(read.body.subscriber.name, 'Eva')
+    assert.deepEqual(read.body.subscriber.custom_fields, { lang: 'cs', points: { value: 5, type: 'int' } })
+    for (const text of ['not json', '"text"', '[1]', '{"a":"\\u0000"}']) {
+      const bad = await subscribe({ subscriber_data: { email: 'gtm2@example.cz', custom_fields: text } })
+      assert.equal(bad.status, 422, text)
+      assert.deepEqual(Object.keys(bad.body.errors), ['subscriber_data.custom_fields'], text)
+    }
+  })
+
   it('reads null as "not given" for status, rating, tags and groups, as the bulk endpoints do', async () => {
     const email = 'nulls@example.cz'
     const first = await subscribe({

@@ -1,5 +1,7 @@
 import { FieldErrorBag } from '../../core/http/errors.js'
 import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../core/http/json-depth.js'
+import { replaceLoneSurrogates } from '../../core/http/lone-surrogates.js'
 
 /**
  * Field rules shared by every subscriber write (subscribe, subscribe-bulk, update-subscriber,
@@ -198,15 +200,37 @@ function isCustomFieldValue(v: unknown): boolean {
 }
 
 /**
+ * Custom fields given as JSON text, as tag-manager clients send what was typed into a text setting: the object
+ * it spells, held to the rules of a request body (no U+0000, lone surrogates as U+FFFD, at most 64 levels);
+ * blank text is none given. Anything else comes back as it was, for the object check to refuse.
+ */
+function customFieldsFromText(text: string): unknown {
+  if (text.trim() === '') return undefined
+  // JSON can only spell U+0000 as an escape, which text and jsonb cannot hold.
+  if (/\\u0000/i.test(text)) return text
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return text
+  }
+  if (typeof parsed !== 'object' || parsed === null) return text
+  if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) return text
+  return replaceLoneSurrogates(parsed)
+}
+
+/**
  * An object of custom fields with keys trimmed and lower-cased. Two keys equal after that are rejected (one
  * would silently overwrite the other); the size is the JSON of the normalised object. An empty JSON array is
- * taken as an empty object: PHP clients encode an empty associative array as `[]`.
+ * taken as an empty object: PHP clients encode an empty associative array as `[]`. JSON text holding an
+ * object is read as that object.
  */
 export function checkCustomFields(
-  value: unknown,
+  given: unknown,
   path: string,
   bag: FieldErrorBag,
 ): Record<string, unknown> | undefined {
+  const value = typeof given === 'string' ? customFieldsFromText(given) : given
   if (value === undefined || value === null) return undefined
   if (Array.isArray(value) && value.length === 0) return {}
   if (!isPlainObject(value)) {

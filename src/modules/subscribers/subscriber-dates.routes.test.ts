@@ -43,6 +43,33 @@ describe('birthday and nameday on every subscriber write', async () => {
     assert.equal(await contactOf(t, 'bad@example.cz'), undefined, 'nothing stored for a rejected request')
   })
 
+  it('reads the dates shops send: a date-time, MySQL zero date (none), .NET short dates', async () => {
+    const forms: [string, string][] = [
+      ['1990-01-15 00:00:00', '1990-01-15'],
+      ['1990-01-15T00:00:00+01:00', '1990-01-15'],
+      ['15.01.1990', '1990-01-15'],
+      ['5. 1. 1990', '1990-01-05'],
+      ['15-1-1990', '1990-01-15'],
+      ['1/15/1990', '1990-01-15'],
+      ['01/05/1990', '1990-01-05'],
+      ['0000-00-00', ''],
+    ]
+    for (const [birthday, stored] of forms) {
+      const res = await t.req('POST', `/lists/${listId}/subscribe`, {
+        body: { subscriber_data: { email: 'shop@example.cz', birthday }, update_existing: true },
+      })
+      assert.equal(res.status, 200, `${birthday}: ${res.text}`)
+      const read = await t.req('GET', `/lists/${listId}/subscriber/shop@example.cz`)
+      assert.equal(read.body.subscriber.birthday ?? '', stored, birthday)
+      await update('shop@example.cz', { birthday: '2000-02-02' })
+    }
+    // Not a day, month-first with slashes as PHP reads them, or dots read day first.
+    for (const birthday of ['15/01/1990', '32.01.1990', '1990-01-15 25:00']) {
+      const res = await bulk([{ email: 'shop2@example.cz', birthday }])
+      assert.equal(res.status, 422, birthday)
+    }
+  })
+
   it('subscribe-bulk names the entry and the field, and stores nothing of the batch', async () => {
     const res = await bulk([
       { email: 'b1@example.cz', birthday: '1990-05-01' },

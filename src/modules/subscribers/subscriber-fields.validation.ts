@@ -23,8 +23,9 @@ export const TEXT_FIELDS = {
   phone: 50,
   pretitle: 50,
   surtitle: 50,
-  birthday: 10,
-  nameday: 10,
+  // Read as a date and stored as YYYY-MM-DD (checkDateField); a date-time column's text is longer.
+  birthday: 32,
+  nameday: 32,
 } as const
 export type TextField = keyof typeof TEXT_FIELDS
 
@@ -120,10 +121,48 @@ const DATE_FIELDS = {
   nameday: { yearless: true, format: 'MM-DD or YYYY-MM-DD' },
 } as const
 
+/** A date as shops hold one, with the time of a date-time column after it (ignored: a birthday is a day). */
+const ISO_DAY =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[ T](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i
+/**
+ * Day first with dots or dashes, as PHP's strtotime() reads them and European locales write a short date
+ * ("15.01.1990", "15. 1. 1990", "15-1-1990").
+ */
+const DOTTED_DAY = /^(\d{1,2})(?:\.\s?|-)(\d{1,2})(?:\.\s?|-)(\d{4})$/
+/** Month first with slashes, as PHP's strtotime() reads them and US (and .NET's invariant) short dates are. */
+const SLASHED_DAY = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/
+/** MySQL's zero date: what shops on MySQL hold for a date never given. */
+const ZERO_DAY = /^0000-00-00(?:[ T]00:00(?::00)?)?$/
+
+/** Year, month and day as written, in whichever of the forms above the text is. */
+function dayParts(value: string): [string, string, string] | undefined {
+  let r = ISO_DAY.exec(value)
+  if (r) return [r[1]!, r[2]!, r[3]!]
+  r = DOTTED_DAY.exec(value)
+  if (r) return [r[3]!, r[2]!, r[1]!]
+  r = SLASHED_DAY.exec(value)
+  if (r) return [r[3]!, r[1]!, r[2]!]
+  return undefined
+}
+
+/**
+ * A full date as `YYYY-MM-DD`, from the forms shop clients send (.NET's culture short date, a date-time column,
+ * MySQL's zero date for none: ''), or undefined when the text names no real day.
+ */
+function fullDate(value: string): string | undefined {
+  if (ZERO_DAY.test(value)) return ''
+  const parts = dayParts(value)
+  if (!parts) return undefined
+  const [y, m, d] = parts
+  return isRealDay(Number(y), Number(m), Number(d))
+    ? `${y}-${m.padStart(2, '0')}-${d.padStart(2, '0')}`
+    : undefined
+}
+
 /**
  * A birthday or nameday already read as text: an empty string clears the field (as for every text field),
- * anything else must be a real calendar day. A year-less nameday is checked against a leap year, so 02-29
- * (a nameday in the calendar) is allowed.
+ * anything else must be a real calendar day, stored as `YYYY-MM-DD` (see fullDate for the forms read). A
+ * year-less nameday is checked against a leap year, so 02-29 (a nameday in the calendar) is allowed.
  */
 function checkDateField(
   value: string,
@@ -133,12 +172,10 @@ function checkDateField(
 ): string | undefined {
   if (value === '') return value
   const rule = DATE_FIELDS[field]
-  const full = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value)
   const yearless = rule.yearless ? /^(\d{2})-(\d{2})$/.exec(value) : null
-  const ok = full
-    ? isRealDay(Number(full[1]), Number(full[2]), Number(full[3]))
-    : yearless !== null && isRealDay(2000, Number(yearless[1]), Number(yearless[2]))
-  if (ok) return value
+  if (yearless && isRealDay(2000, Number(yearless[1]), Number(yearless[2]))) return value
+  const full = yearless ? undefined : fullDate(value)
+  if (full !== undefined) return full
   bag.add(path, `The ${label(path)} must be a real date in the format ${rule.format}.`)
   return undefined
 }

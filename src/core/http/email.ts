@@ -18,3 +18,20 @@ export function isValidEmail(value: string): boolean {
   if (value[0] === '.' || value[at - 1] === '.' || value.slice(0, at).includes('..')) return false
   return EMAIL_RE.test(value)
 }
+
+/** `Name <address>` or `"Name" <address>`: the mailbox form mail libraries write an address with a name in. */
+const MAILBOX = /^\s*(.*?)\s*<([^<>\s]*)>\s*$/s
+
+/**
+ * An address field as mail libraries fill it: a mailbox (`"Jana Nováková" <jana@example.cz>`, what a mailbox
+ * object's toString() gives) yields its address and display name, unquoted; any other text is the address as it
+ * is (and checked as one by the caller), with no name.
+ */
+export function splitMailbox(value: string): { address: string; name: string } {
+  const m = MAILBOX.exec(value)
+  if (!m) return { address: value, name: '' }
+  let name = m[1]!
+  if (name.length >= 2 && name.startsWith('"') && name.endsWith('"'))
+    name = name.slice(1, -1).replace(/\\(.)/gs, '$1')
+  return { address: m[2]!, name: name.trim() }
+}

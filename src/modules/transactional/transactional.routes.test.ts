@@ -1,7 +1,9 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import path from 'node:path'
+import { eq } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
+import { messageBatches } from '../delivery/bodies.table.js'
 import { waitForOutboxMail } from '../../../test/helpers/outbox.js'
 import { MAX_MERGE_DATA_BYTES, MAX_MESSAGE_BYTES } from './transactional.validate.js'
 import {
@@ -67,6 +69,38 @@ describe('transactional intake: rules, limits and errors', async () => {
       ],
     )
     assert.equal(await countJobs(t, results.id), 0, 'no job per call: the sender claims the ledger rows')
+  })
+
+  it('takes mailboxes ("Name" <address>) in email, cc and bcc, as mail libraries write them', async () => {
+    const res = await send(
+      msg({
+        to: [
+          { email: '"Nováková, Jana" <Jana.Mailbox@example.cz>', cc: 'Petr <petr.cc@example.cz>' },
+          { email: 'Eva <eva.mailbox@example.cz>', name: 'Eva Given', bcc: '"B" <b.bcc@example.cz>' },
+        ],
+      }),
+    )
+    assert.equal(res.status, 200, res.text)
+    assert.equal(res.body.results.total_accepted_recipients, 2)
+    assert.equal(res.body.results.total_rejected_recipients, 0)
+    const rows = await messagesOfBatch(t, res.body.results.id)
+    assert.deepEqual(
+      rows.map((r) => [r.email, r.recipientName]),
+      [
+        ['jana.mailbox@example.cz', 'Nováková, Jana'],
+        ['eva.mailbox@example.cz', 'Eva Given'],
+      ],
+    )
+    const [batch] = await t.ctx.db
+      .select({ copies: messageBatches.copies })
+      .from(messageBatches)
+      .where(eq(messageBatches.id, res.body.results.id))
+    assert.deepEqual(batch?.copies, {
+      'jana.mailbox@example.cz': { cc: ['petr.cc@example.cz'], bcc: [] },
+      'eva.mailbox@example.cz': { cc: [], bcc: ['b.bcc@example.cz'] },
+    })
+    const bad = await errorsOf(msg({ to: [{ email: 'a@example.cz', cc: 'Petr <not an address>' }] }))
+    assert.deepEqual(bad, { 'message.to.0.cc': ['The selected cc is invalid.'] })
   })
 
   it('accepts a verified sending domain too, and queues nothing when nobody is accepted', async () => {

@@ -11,12 +11,16 @@ const Address = Type.String({ format: 'email', maxLength: 254 })
 /** Clients send absent optional addresses as null or ''. */
 const OptionalAddress = Type.Optional(Type.Union([Address, Type.Literal(''), Type.Null()]))
 
+/** A copy's address, or a mailbox (`"Name" <address>`) holding one: checked by transactional.validate.ts. */
+const CopyAddress = Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]))
+
 const Recipient = Type.Object({
+  /** An address, or a mailbox (`"Name" <address>`) as mail libraries write one; its name stands in for `name`. */
   email: Type.String({ minLength: 1, maxLength: 1000 }),
   name: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
   /** One cc / bcc per entry; more of them by repeating the entry with the same email (api.md rule 2). */
-  cc: OptionalAddress,
-  bcc: OptionalAddress,
+  cc: CopyAddress,
+  bcc: CopyAddress,
 })
 
 const MergeVar = Type.Object({

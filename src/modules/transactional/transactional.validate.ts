@@ -1,5 +1,5 @@
 import { FieldErrorBag } from '../../core/http/errors.js'
-import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
+import { isValidEmail, normalizeEmail, splitMailbox } from '../../core/http/email.js'
 import type { MessageInput } from './transactional.schemas.js'
 import type { BatchAttachment } from '../delivery/index.js'
 
@@ -84,18 +84,32 @@ export function base64Size(content: string): { clean: string; bytes: number } | 
   return { clean, bytes: (clean.length / 4) * 3 - padding }
 }
 
-function collectRecipients(input: MessageInput, prepared: PreparedMessage): void {
+/** A copy's address: a mailbox gives its address; an invalid one is a 422 at its field. */
+function copyAddress(value: string | null | undefined, path: string, errors: FieldErrorBag): string {
+  if (!value || !value.trim()) return ''
+  const address = normalizeEmail(splitMailbox(value).address)
+  if (!isValidEmail(address)) {
+    errors.add(path, `The selected ${path.slice(path.lastIndexOf('.') + 1)} is invalid.`)
+    return ''
+  }
+  return address
+}
+
+function collectRecipients(input: MessageInput, prepared: PreparedMessage, errors: FieldErrorBag): void {
   const seen = new Map<string, Recipient>()
   const invalid = new Set<string>()
-  const add = (list: string[], address: string | null | undefined) => {
-    const a = address ? normalizeEmail(address) : ''
-    if (a && !list.includes(a)) list.push(a)
+  const add = (list: string[], address: string) => {
+    if (address && !list.includes(address)) list.push(address)
   }
-  for (const entry of input.to) {
-    const email = normalizeEmail(entry.email)
+  input.to.forEach((entry, i) => {
+    const cc = copyAddress(entry.cc, `message.to.${i}.cc`, errors)
+    const bcc = copyAddress(entry.bcc, `message.to.${i}.bcc`, errors)
+    // Mail libraries write an address with a name as a mailbox (`"Jana" <jana@example.cz>`).
+    const mailbox = splitMailbox(entry.email)
+    const email = normalizeEmail(mailbox.address)
     if (!isValidEmail(email)) {
-      invalid.add(email)
-      continue
+      invalid.add(normalizeEmail(entry.email))
+      return
     }
     let r = seen.get(email)
     if (!r) {
@@ -103,13 +117,13 @@ function collectRecipients(input: MessageInput, prepared: PreparedMessage): void
       seen.set(email, r)
       prepared.recipients.push(r)
     }
-    if (!r.name && entry.name) r.name = entry.name.trim()
-    if (entry.cc || entry.bcc) {
+    if (!r.name) r.name = entry.name?.trim() || mailbox.name
+    if (cc || bcc) {
       const copies = (prepared.copies[email] ??= { cc: [], bcc: [] })
-      add(copies.cc, entry.cc)
-      add(copies.bcc, entry.bcc)
+      add(copies.cc, cc)
+      add(copies.bcc, bcc)
     }
-  }
+  })
   prepared.invalid = invalid.size
 }
 
@@ -151,7 +165,7 @@ export function prepareMessage(input: MessageInput): PreparedMessage {
     trackOpens: input.options?.open_tracking ?? true,
     trackClicks: input.options?.click_tracking ?? true,
   }
-  collectRecipients(input, prepared)
+  collectRecipients(input, prepared, errors)
 
   let mergeBytes = collectVars(
     input.global_merge_vars ?? [],
@@ -160,7 +174,7 @@ export function prepareMessage(input: MessageInput): PreparedMessage {
     errors,
   )
   ;(input.merge_vars ?? []).forEach((rv, i) => {
-    const rcpt = normalizeEmail(rv.rcpt)
+    const rcpt = normalizeEmail(splitMailbox(rv.rcpt).address)
     let vars = prepared.varsByRecipient.get(rcpt)
     if (!vars) prepared.varsByRecipient.set(rcpt, (vars = {}))
     mergeBytes += collectVars(rv.vars, vars, `message.merge_vars.${i}.vars`, errors)

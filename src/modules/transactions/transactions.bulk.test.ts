@@ -99,6 +99,29 @@ describe('bulk transactions', async () => {
     )
   })
 
+  it('skips an entry whose transaction is null (an order a shop plugin could not read)', async () => {
+    const res = await t.req('POST', '/tracker/transaction-bulk', {
+      body: {
+        transaction_data: [
+          entry('n1', '10.50'),
+          { transaction: null, transaction_items: [{ code: 'x', price: 1, amount: '1', timestamp: 1 }] },
+          entry('n2', 3),
+        ],
+      },
+    })
+    assert.deepEqual([res.status, res.body], [200, { inserts: 2 }], res.text)
+    const read = await t.req('GET', '/tracker/transaction?shop=a.cz&per_page=500')
+    const orders = read.body.transactions.map((p: { order_id: string }) => p.order_id)
+    assert.ok(orders.includes('n1') && orders.includes('n2'), orders.join())
+    const bad = await t.req('POST', '/tracker/transaction-bulk', {
+      body: {
+        transaction_data: [{ transaction: null }, { transaction: { order_id: '', email: 'n3@x.cz' } }],
+      },
+    })
+    assert.equal(bad.status, 422)
+    assert.deepEqual(Object.keys(bad.body.errors), ['transaction_data.1.transaction.order_id'])
+  })
+
   it('refuses more than 1000, or any invalid entry, writing nothing', async () => {
     const before = await count('transactions')
     const over = Array.from({ length: 1001 }, (_, i) => entry(`x${i}`, 1))

@@ -81,8 +81,25 @@ export const TransactionUpdateBody = Type.Object({
 })
 export type TransactionUpdateBodyT = Static<typeof TransactionUpdateBody>
 
+/**
+ * A bulk entry's transaction may be null: shop plugins building a history import send null for an order they
+ * could not read (a deleted customer, an address their own check refused) and the rest of the page with it; such
+ * an entry is no order and is skipped. A type list rather than a union, so that an object's errors keep their
+ * field paths (`transaction_data.3.transaction.amount`).
+ */
+const BulkTransactionInput = Type.Unsafe<TransactionInputT | null>({
+  ...TransactionInput,
+  type: ['object', 'null'],
+})
+
 export const TransactionBulkBody = Type.Object({
-  transaction_data: Type.Array(TransactionBody, { maxItems: MAX_BULK_TRANSACTIONS }),
+  transaction_data: Type.Array(
+    Type.Object({
+      transaction: BulkTransactionInput,
+      transaction_items: TransactionBody.properties.transaction_items,
+    }),
+    { maxItems: MAX_BULK_TRANSACTIONS },
+  ),
 })
 export type TransactionBulkBodyT = Static<typeof TransactionBulkBody>
 

@@ -213,14 +213,15 @@ export function createTransactionService(ctx: Ctx) {
     /**
      * `POST /tracker/transaction-bulk`: up to 1000 purchases (the schema refuses more) in one statement;
      * orders the account already has are overwritten, and an order sent twice in one call counts once, the
-     * later copy winning. Any invalid purchase: 422 naming it, nothing written. No purchase signals: an
-     * import of history must not start automations (contract §6).
+     * later copy winning. An entry whose transaction is null is skipped. Any invalid purchase: 422 naming it,
+     * nothing written. No purchase signals: an import of history must not start automations (contract §6).
      */
     async bulk(accountId: number, body: TransactionBulkBodyT): Promise<{ inserts: number }> {
       const now = ctx.clock.now()
       const errors = new FieldErrorBag()
       const byOrder = new Map<string, PurchaseValues>()
       body.transaction_data.forEach((entry, i) => {
+        if (entry.transaction === null) return // no order (see BulkTransactionInput)
         const p = toPurchase(errors, `transaction_data.${i}`, entry.transaction, entry.transaction_items, now)
         if (!p) return
         const key = JSON.stringify([p.transaction.shop, p.transaction.orderId])

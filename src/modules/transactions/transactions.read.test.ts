@@ -41,8 +41,17 @@ describe('reading transactions', async () => {
     assert.equal(all.status, 200)
     assert.deepEqual(orders(all.body), ['4', '3', '2', '1', '5'])
     assert.deepEqual(
-      { ...all.body, transactions: undefined },
-      { transactions: undefined, current_page: 1, per_page: 100, total: 5, last_page: 1 },
+      { ...all.body, transactions: undefined, data: undefined },
+      {
+        transactions: undefined,
+        data: undefined,
+        current_page: 1,
+        per_page: 100,
+        total: 5,
+        last_page: 1,
+        from: 1,
+        to: 5,
+      },
     )
     assert.deepEqual(all.body.transactions[0].items[0].code, '4-x')
     assert.deepEqual(orders((await t.req('GET', '/tracker/transaction?shop=b.cz')).body), ['2'])
@@ -75,6 +84,22 @@ describe('reading transactions', async () => {
     assert.equal(over.status, 422)
     assert.deepEqual(Object.keys(over.body.errors), ['per_page'])
     assert.equal((await t.req('GET', '/tracker/transaction?page=0')).status, 422)
+  })
+
+  it('GET /tracker/transaction pages as a shop plugin reads it: data[].order_id until to reaches total', async () => {
+    const seen: string[] = []
+    for (let page = 1; page <= 5; page++) {
+      const res = await t.req('GET', `/tracker/transaction?page=${page}&per_page=2&shop=a.cz`)
+      assert.equal(res.status, 200)
+      const body = res.body as { data: { order_id: string }[]; from: number; to: number; total: number }
+      assert.deepEqual(body.data, res.body.transactions)
+      seen.push(...body.data.map((x) => x.order_id))
+      assert.equal(body.from, page * 2 - 1)
+      if (body.to >= body.total) break
+    }
+    assert.deepEqual(seen, ['4', '3', '1', '5'])
+    const past = (await t.req('GET', '/tracker/transaction?page=9&per_page=2')).body
+    assert.deepEqual([past.data, past.from, past.to], [[], null, null])
   })
 
   it("GET /tracker/transaction shows only the account's own", async () => {

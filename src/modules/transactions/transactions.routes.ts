@@ -13,6 +13,7 @@ import {
   Transaction,
   TransactionBody,
   TransactionBulkBody,
+  TrackerTransactionsPage,
   TransactionsPage,
   TransactionUpdateBody,
 } from './transactions.schemas.js'
@@ -62,7 +63,7 @@ export function transactionRoutes(app: ApiApp, ctx: AppContext): void {
         operationId: 'listTransactions',
         summary: 'Purchases of the account, newest first',
         querystring: ListQuery,
-        response: { 200: TransactionsPage, ...commonErrors },
+        response: { 200: TrackerTransactionsPage, ...commonErrors },
       },
     },
     async (req) => service.list(req.account.id, req.query),

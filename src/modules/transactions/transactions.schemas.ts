@@ -186,5 +186,17 @@ export const TransactionsPage = Type.Object({
   last_page: Type.Integer(),
 })
 
+/**
+ * `GET /tracker/transaction`: the page above, its items also under `data` with `from` and `to` (the positions of
+ * its first and last item, null on an empty page), as a paginator shows them: shop plugins page through their
+ * imported orders reading `data` and stop when `to` reaches `total`.
+ */
+export const TrackerTransactionsPage = Type.Object({
+  ...TransactionsPage.properties,
+  data: Type.Array(Transaction),
+  from: Nullable(Type.Integer()),
+  to: Nullable(Type.Integer()),
+})
+
 export const Inserts = Type.Object({ inserts: Type.Integer() })
 export const DeletedCount = Type.Object({ deleted: Type.Integer() })

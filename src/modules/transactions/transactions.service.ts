@@ -188,7 +188,14 @@ export function createTransactionService(ctx: Ctx) {
         page.perPage,
         page.offset,
       )
-      return pageOfPurchases(ctx, page, rows, total)
+      const purchases = await pageOfPurchases(ctx, page, rows, total)
+      const none = purchases.transactions.length === 0
+      return {
+        ...purchases,
+        data: purchases.transactions,
+        from: none ? null : page.offset + 1,
+        to: none ? null : page.offset + purchases.transactions.length,
+      }
     },
 
     /**

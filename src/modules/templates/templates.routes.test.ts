@@ -57,6 +57,11 @@ describe('templates', async () => {
     const { id } = (await t.req('POST', '/templates', { body: { name: 'A', html: '<b>a</b>', folder: 3 } }))
       .body
     assert.equal((await t.req('GET', `/templates/${id}`)).body.folder, 3)
+    // The singular path a PHP client reads by, as it sends it (a bare `?` after it).
+    const alias = await t.req('GET', `/template/${id}?`)
+    assert.equal(alias.status, 200, alias.text)
+    assert.deepEqual(alias.body, (await t.req('GET', `/templates/${id}`)).body)
+    assert.equal((await t.req('GET', `/template/${id}`, { key: other.key })).status, 404)
     assert.ok((await t.req('GET', '/templates')).body.some((x: { id: number }) => x.id === id))
     const put = await t.req('PUT', `/templates/${id}`, { body: { html: '<b>b</b>', subject: 'S' } })
     assert.equal(put.body.html, '<b>b</b>')

@@ -40,19 +40,25 @@ export function templateRoutes(app: ApiApp, ctx: AppContext): void {
     },
     async (req) => templates.all(req.account.id),
   )
-  app.get(
-    '/templates/:id',
-    {
-      schema: {
-        operationId: 'getTemplate',
-        tags,
-        summary: 'A template',
-        params: IdParams,
-        response: { 200: TemplateObject, ...commonErrors },
+  // `GET /template/{id}` is the singular path a PHP client reads a template by, beside the one it creates with.
+  for (const [path, operationId] of [
+    ['/templates/:id', 'getTemplate'],
+    ['/template/:id', 'getTemplateAlias'],
+  ] as const) {
+    app.get(
+      path,
+      {
+        schema: {
+          operationId,
+          tags,
+          summary: 'A template',
+          params: IdParams,
+          response: { 200: TemplateObject, ...commonErrors },
+        },
       },
-    },
-    async (req) => templates.one(req.account.id, req.params.id),
-  )
+      async (req) => templates.one(req.account.id, req.params.id),
+    )
+  }
   app.put(
     '/templates/:id',
     {

@@ -260,4 +260,19 @@ describe('GET /pipelines/{id}/stats and stats-detail', async () => {
     assert.equal((await detail('?event=bogus')).status, 422)
     assert.equal((await detail('?from_date=2020-01-01')).status, 422)
   })
+
+  it('stats-detail by POST {emails}: the given recipients only, as PHP clients ask for them', async () => {
+    const post = (body: unknown, query = '', id = P, key?: string) =>
+      t.req('POST', `/pipelines/${id}/stats-detail${query}`, { body, ...(key ? { key } : {}) })
+    const res = await post({ emails: ['C@x.cz', 'a@x.cz', 'nobody@x.cz', 'a@x.cz'] })
+    assert.equal(res.status, 200, res.text)
+    assert.equal(res.body.total, 2)
+    assert.deepEqual(Object.keys(res.body.subscribers), ['a@x.cz', 'c@x.cz'])
+    assert.deepEqual(res.body.subscribers['a@x.cz'], (await detail()).body.subscribers['a@x.cz'])
+    const paged = await post({ emails: ['a@x.cz', 'b@x.cz', 'c@x.cz'] }, '?per_page=2&event=open')
+    assert.deepEqual([paged.body.total, Object.keys(paged.body.subscribers)], [3, ['a@x.cz', 'b@x.cz']])
+    assert.deepEqual((await post({ emails: [] })).body.subscribers, {})
+    assert.equal((await post({})).status, 422)
+    assert.equal((await post({ emails: ['a@x.cz'] }, '', theirs)).status, 404)
+  })
 })

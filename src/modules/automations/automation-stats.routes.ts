@@ -2,6 +2,7 @@ import type { AppContext } from '../../core/context.js'
 import type { ApiApp } from '../../core/http/app-types.js'
 import { commonErrors } from '../../core/http/schemas.js'
 import {
+  PipelineDetailEmailsBody,
   PipelineDetailPage,
   PipelineDetailQuery,
   PipelineIdParams,
@@ -48,5 +49,21 @@ export function automationStatsRoutes(app: ApiApp, ctx: AppContext): void {
       },
     },
     async (req) => stats.detail(req.account.id, req.params.id, req.query),
+  )
+  // PHP clients ask for the automation's figures of a list of addresses by POSTing it here.
+  app.post(
+    '/pipelines/:id/stats-detail',
+    {
+      schema: {
+        operationId: 'getPipelineStatsDetailOfEmails',
+        tags,
+        summary: 'Event counts of the given recipients of an automation',
+        params: PipelineIdParams,
+        querystring: PipelineDetailQuery,
+        body: PipelineDetailEmailsBody,
+        response: { 200: PipelineDetailPage, ...commonErrors },
+      },
+    },
+    async (req) => stats.detail(req.account.id, req.params.id, req.query, req.body.emails),
   )
 }

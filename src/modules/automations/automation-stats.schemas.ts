@@ -1,10 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
 import {
+  StatsDetailEmailsBody,
   StatsDetailQuery,
   StatsRangeQuery,
   statCount as count,
   statRate as rate,
   statsDetailPageSchema,
+  type StatsDetailEmailsBodyT,
   type StatsDetailQueryT,
   type StatsRangeQueryT,
 } from '../events/index.js'
@@ -50,6 +52,8 @@ export const PipelineStatsResponse = Type.Object({ stats: PipelineStats })
 
 export const PipelineDetailQuery = StatsDetailQuery
 export type PipelineDetailQueryT = StatsDetailQueryT
+export const PipelineDetailEmailsBody = StatsDetailEmailsBody
+export type PipelineDetailEmailsBodyT = StatsDetailEmailsBodyT
 
 export const PipelineDetailPage = statsDetailPageSchema(
   'recipients of the automation (matching the filters)',

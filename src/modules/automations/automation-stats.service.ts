@@ -75,9 +75,10 @@ export function createAutomationStatsService(ctx: Ctx) {
 
     /**
      * `GET /pipelines/{id}/stats-detail`, as the campaign one: `per_page` recipients (default 100, at most
-     * 5000), `next_page_url` absolute under PUBLIC_URL carrying this request's filters.
+     * 5000), `next_page_url` absolute under PUBLIC_URL carrying this request's filters. `POST` with
+     * `{"emails": [...]}` asks for those recipients only.
      */
-    async detail(accountId: number, pipelineId: number, query: PipelineDetailQueryT) {
+    async detail(accountId: number, pipelineId: number, query: PipelineDetailQueryT, emails?: string[]) {
       const from = parseFromDate(query.from_date, ctx.clock.now())
       const id = await ownPipeline(accountId, pipelineId)
       return readStatsDetail(
@@ -86,6 +87,7 @@ export function createAutomationStatsService(ctx: Ctx) {
         query,
         from,
         `${ctx.config.publicUrl}/pipelines/${id}/stats-detail`,
+        emails,
       )
     },
   }

@@ -47,6 +47,8 @@ export async function scopeConversions(
 
 export interface DetailFilter {
   email?: string | undefined
+  /** Only these recipients (normalized addresses). */
+  emails?: string[] | undefined
   event?: DetailEvent | undefined
   /** Only events from this instant on are counted (and looked for by `event`). */
   from?: Date | undefined
@@ -73,7 +75,15 @@ export async function scopeDetailPage(
   const oneRowPerAddress = 'campaignId' in scope
   const since = filter.from ? sql`AND e.occurred_at >= ${filter.from.toISOString()}::timestamptz` : sql``
   const mailOf = sql`${scopeMessages(scope)} AND m.status <> 3`
-  const byEmail = filter.email !== undefined ? sql`AND m.email = ${filter.email}::text` : sql``
+  const byEmail = sql.join(
+    [
+      filter.email !== undefined ? sql`AND m.email = ${filter.email}::text` : sql``,
+      filter.emails !== undefined
+        ? sql`AND m.email IN (SELECT jsonb_array_elements_text(${JSON.stringify(filter.emails)}::jsonb))`
+        : sql``,
+    ],
+    sql` `,
+  )
   const hasEvent = filter.event
     ? sql`EXISTS (SELECT 1 FROM events e WHERE e.message_id = m.id
             AND e.event IN (SELECT jsonb_array_elements_text(${JSON.stringify(eventsOf(filter.event))}::jsonb))

@@ -53,6 +53,15 @@ export const StatsDetailQuery = Type.Object({
 })
 export type StatsDetailQueryT = Static<typeof StatsDetailQuery>
 
+/** The body of a `POST …/stats-detail`: the page is of these recipients only (the query as for GET). */
+export const StatsDetailEmailsBody = Type.Object({
+  emails: Type.Array(Type.String({ maxLength: 1000 }), {
+    maxItems: MAX_STATS_DETAIL_PAGE,
+    description: 'recipient addresses to report on',
+  }),
+})
+export type StatsDetailEmailsBodyT = Static<typeof StatsDetailEmailsBody>
+
 export const StatsDetailCounts = Type.Object({
   open: statCount(),
   send: statCount(),

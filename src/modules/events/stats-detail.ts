@@ -17,13 +17,15 @@ export async function readStatsDetail(
   from: Date | undefined,
   /** The endpoint's absolute URL, without query. */
   url: string,
+  /** Only these recipients (a POST's `emails`); the pages of `next_page_url` are of the same list. */
+  emails?: string[],
 ) {
   const page = toPage(query.page, query.per_page, DEFAULT_STATS_DETAIL_PAGE)
   const email = query.email === undefined ? undefined : normalizeEmail(query.email)
   const { rows, total } = await scopeDetailPage(
     ex,
     scope,
-    { email, event: query.event, from },
+    { email, emails: emails && [...new Set(emails.map(normalizeEmail))], event: query.event, from },
     page.perPage,
     page.offset,
   )

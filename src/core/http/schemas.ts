@@ -12,6 +12,15 @@ export const ErrorString = Type.Object({ errors: Type.String() }, { $id: 'ErrorS
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
 
 /**
+ * A request flag: a boolean, or `'1'`/`'0'`, which PHP clients send for a yes/no read from a form or a setting
+ * (Ajv's coercion already takes 1/0 and 'true'/'false' into the boolean branch). Read it with `flagOn`.
+ */
+export const Flag = (options: { description?: string; default?: boolean } = {}) =>
+  Type.Union([Type.Boolean(), Type.Literal('1'), Type.Literal('0')], options)
+export type FlagT = Static<ReturnType<typeof Flag>>
+export const flagOn = (value: FlagT): boolean => value === true || value === '1'
+
+/**
  * A request field of one JSON type that may also be null, as a type list (`type: ['string', 'null']`) rather than
  * a union: Ajv coerces only data of none of the listed types, so null stays null, '' stays '' and 0 stays 0. A
  * union is coerced branch by branch: `string` tried first turns null into '' (and `integer`, into 0); `null` tried

@@ -88,10 +88,11 @@ describe('coupons: folders, import, delete', async () => {
       { code: 'C', valid_until: '2031-06-30' },
       { code: 'D', valid_until: '2032-12-31' },
     ])
-    // update_existing without valid_until: the code no longer expires.
-    await t.req('POST', '/coupons/import', {
-      body: { folderId: folder, codes: ['B'], update_existing: true },
+    // update_existing without valid_until: the code no longer expires. '1' as PHP clients send a setting.
+    const php = await t.req('POST', '/coupons/import', {
+      body: { folderId: folder, codes: ['B'], update_existing: '1' },
     })
+    assert.equal(php.status, 200, php.text)
     assert.equal((await codesOf(folder))[1]!.valid_until, null)
   })
 

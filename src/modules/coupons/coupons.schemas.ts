@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable } from '../../core/http/schemas.js'
+import { Flag, Nullable } from '../../core/http/schemas.js'
 import { sqlDateTime } from '../../core/http/formats.js'
 import type { FolderRow } from './coupons.repo.js'
 
@@ -31,7 +31,7 @@ export const ImportBody = Type.Object({
       }),
     ),
   ),
-  update_existing: Type.Optional(Type.Boolean({ default: false })),
+  update_existing: Type.Optional(Flag({ default: false })),
 })
 export type ImportInput = Static<typeof ImportBody>
 

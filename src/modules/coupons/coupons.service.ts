@@ -1,6 +1,7 @@
 import type { AppContext } from '../../core/context.js'
 import { FieldErrorBag, fieldError, notFound } from '../../core/http/errors.js'
 import { parseDay } from '../../core/http/formats.js'
+import { flagOn } from '../../core/http/schemas.js'
 import { utcDay } from './coupon-vars.js'
 import {
   countCodes,
@@ -60,7 +61,7 @@ export function createCouponService(ctx: Ctx) {
       const validUntil = input.valid_until ?? null
       if (validUntil !== null && !parseDay(validUntil))
         throw fieldError('valid_until', 'The valid_until is not a valid date.')
-      const update = input.update_existing ?? false
+      const update = flagOn(input.update_existing ?? false)
       const folderId = await folderFor(accountId, input.folderId)
       const distinct = [...new Set(codes)]
       return retriedTransaction(ctx.db, async (tx) => {

@@ -38,6 +38,17 @@ describe('lists', async () => {
     assert.deepEqual(Object.keys(bad.body.errors), ['custom_fields'])
   })
 
+  it("takes double_optin '1' and '0' (PHP clients send a setting's string)", async () => {
+    const res = await t.req('POST', '/lists', { body: { name: 'Setting', double_optin: '1' } })
+    assert.equal(res.status, 200, res.text)
+    assert.equal(res.body.double_optin, true)
+    const put = await t.req('PUT', `/lists/${res.body.id}`, { body: { double_optin: '0' } })
+    assert.equal(put.status, 200, put.text)
+    assert.equal((await t.req('GET', `/lists/${res.body.id}`)).body.list.double_optin, false)
+    const bad = await t.req('POST', '/lists', { body: { name: 'x', double_optin: 'maybe' } })
+    assert.deepEqual(Object.keys(bad.body.errors), ['double_optin'])
+  })
+
   it('requires a name and validates addresses', async () => {
     const res = await t.req('POST', '/lists', { body: { from_email: 'not-an-address' } })
     assert.equal(res.status, 422)

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { sqlDateTime } from '../../core/http/formats.js'
-import { AnyObject, EmptyArray } from '../../core/http/schemas.js'
+import { AnyObject, EmptyArray, Flag } from '../../core/http/schemas.js'
 import type { lists } from './lists.table.js'
 
 export type ListRow = typeof lists.$inferSelect
@@ -13,7 +13,7 @@ const listSettings = {
   sub_success_page: Type.Optional(Url),
   sub_confirmed_page: Type.Optional(Url),
   unsub_page: Type.Optional(Url),
-  double_optin: Type.Optional(Type.Boolean()),
+  double_optin: Type.Optional(Flag()),
   conf_subject: Type.Optional(Type.String({ maxLength: 255 })),
   conf_message: Type.Optional(Type.String({ maxLength: 500_000 })),
   custom_fields: Type.Optional(Type.Union([AnyObject, EmptyArray])),

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import { notFound } from '../../core/http/errors.js'
+import { flagOn } from '../../core/http/schemas.js'
 import * as repo from './lists.repo.js'
 import { toListDetail, toListObject, type ListInput, type ListRow } from './lists.schemas.js'
 
@@ -17,7 +18,7 @@ function toColumns(input: ListInput): Partial<repo.NewList> {
   if (input.sub_success_page !== undefined) out.subSuccessPage = input.sub_success_page
   if (input.sub_confirmed_page !== undefined) out.subConfirmedPage = input.sub_confirmed_page
   if (input.unsub_page !== undefined) out.unsubPage = input.unsub_page
-  if (input.double_optin !== undefined) out.doubleOptin = input.double_optin
+  if (input.double_optin !== undefined) out.doubleOptin = flagOn(input.double_optin)
   if (input.conf_subject !== undefined) out.confSubject = input.conf_subject
   if (input.conf_message !== undefined) out.confMessage = input.conf_message
   // `[]` is PHP's empty map (EmptyArray).

@@ -2,6 +2,7 @@ import { FieldErrorBag } from '../../core/http/errors.js'
 import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../core/http/json-depth.js'
 import { replaceLoneSurrogates } from '../../core/http/lone-surrogates.js'
+import { flagOn, type FlagT } from '../../core/http/schemas.js'
 
 /**
  * Field rules shared by every subscriber write (subscribe, subscribe-bulk, update-subscriber,
@@ -370,8 +371,8 @@ export function parseEntry(
 
 /** A boolean flag as Ajv's coercion reads one: true/false, "true"/"false", 1/0, "1"/"0"; null is false. */
 /** A flag the schema let through (subscribers.write.schemas.ts `flag`): `fallback` when absent. */
-export const flagValue = (v: boolean | '1' | '0' | undefined, fallback: boolean): boolean =>
-  v === undefined ? fallback : v === true || v === '1'
+export const flagValue = (v: FlagT | undefined, fallback: boolean): boolean =>
+  v === undefined ? fallback : flagOn(v)
 
 export function checkFlag(value: unknown, path: string, fallback: boolean, bag: FieldErrorBag): boolean {
   if (value === undefined) return fallback

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { commonErrors, EmptyArray, FieldErrorsBody } from '../../core/http/schemas.js'
+import { commonErrors, EmptyArray, FieldErrorsBody, Flag } from '../../core/http/schemas.js'
 import { SubscriberData } from './subscribers.schemas.js'
 
 /** Request bodies and replies of the subscriber writes (contract §3, api.md "Lists and their subscribers"). */
@@ -8,12 +8,10 @@ import { SubscriberData } from './subscribers.schemas.js'
 export const BULK_LIMIT = 3000
 
 /**
- * A switch: true or false, or "1"/"0" as PHP forms and settings hold them (Ajv coerces "true", "false", 1 and 0
- * to the boolean already); read with flagValue. Bulk update's allow_resubscribe took "1" (checkFlag) where these
- * answered 422.
+ * A switch (core's Flag: true or false, or "1"/"0" as PHP forms and settings hold them); read with flagValue.
+ * Bulk update's allow_resubscribe took "1" (checkFlag) where these answered 422.
  */
-const flag = (description: string) =>
-  Type.Optional(Type.Union([Type.Boolean(), Type.Literal('1'), Type.Literal('0')], { description }))
+const flag = (description: string) => Type.Optional(Flag({ description }))
 
 export const SubscribeBody = Type.Object({
   subscriber_data: SubscriberData,

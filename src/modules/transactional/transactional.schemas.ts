@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable } from '../../core/http/schemas.js'
+import { Flag, Nullable } from '../../core/http/schemas.js'
 
 /**
  * `POST /transactional/send-message` and `send-template` (api.md, contract §9). The rules TypeBox cannot say
@@ -57,8 +57,8 @@ const common = {
   attachments: Type.Optional(Type.Array(Attachment)),
   options: Type.Optional(
     Type.Object({
-      click_tracking: Type.Optional(Type.Boolean()),
-      open_tracking: Type.Optional(Type.Boolean()),
+      click_tracking: Type.Optional(Flag()),
+      open_tracking: Type.Optional(Flag()),
     }),
   ),
 }

@@ -1,5 +1,6 @@
 import { FieldErrorBag } from '../../core/http/errors.js'
 import { isValidEmail, normalizeEmail, splitMailbox } from '../../core/http/email.js'
+import { flagOn } from '../../core/http/schemas.js'
 import type { MessageInput } from './transactional.schemas.js'
 import type { BatchAttachment } from '../delivery/index.js'
 
@@ -162,8 +163,8 @@ export function prepareMessage(input: MessageInput): PreparedMessage {
     globalVars: {},
     varsByRecipient: new Map(),
     attachments: [],
-    trackOpens: input.options?.open_tracking ?? true,
-    trackClicks: input.options?.click_tracking ?? true,
+    trackOpens: flagOn(input.options?.open_tracking ?? true),
+    trackClicks: flagOn(input.options?.click_tracking ?? true),
   }
   collectRecipients(input, prepared, errors)
 

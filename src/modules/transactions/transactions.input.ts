@@ -1,7 +1,7 @@
 import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
 import type { FieldErrorBag } from '../../core/http/errors.js'
 import { parseDay, parseSqlDateTime } from '../../core/http/formats.js'
-import type { DeleteOneBodyT, TransactionInputT, TransactionItemInputT } from './transactions.schemas.js'
+import type { DeleteOneBodyT, TransactionInputT, TransactionItemsInputT } from './transactions.schemas.js'
 
 /** A purchase as it is stored: money as decimal text (exact), the time as an instant. */
 export interface TransactionValues {
@@ -103,7 +103,7 @@ export function toPurchase(
   errors: FieldErrorBag,
   path: string,
   t: Omit<TransactionInputT, 'order_id'> & { order_id: string },
-  items: TransactionItemInputT[] | null | undefined,
+  items: TransactionItemsInputT | null | undefined,
   now: Date,
 ): PurchaseValues | undefined {
   const before = Object.keys(errors.errors).length
@@ -129,7 +129,9 @@ export function toPurchase(
       'The timestamp must be unix seconds, YYYY-MM-DD HH:MM:SS (UTC) or an ISO 8601 date-time.',
     )
   const county = t.county === undefined || t.county === null ? null : t.county.trim() || null
-  const lines: ItemValues[] = (items ?? []).map((item, i) => {
+  // An object is PHP's list with gaps in its keys (transactions.schemas.ts Items): its values, in key order.
+  const list = items == null ? [] : Array.isArray(items) ? items : Object.values(items)
+  const lines: ItemValues[] = list.map((item, i) => {
     const ip = `${at('transaction_items')}.${i}`
     const price = decimal(item.price, '0')
     if (price === undefined) errors.add(`${ip}.price`, 'The price must be a number.')

@@ -316,6 +316,36 @@ describe('tracker transactions', async () => {
     )
   })
 
+  it("items as an object of index keys (PHP's list with gaps) are read in key order, on POST, PUT and bulk", async () => {
+    const items = {
+      '10': { code: 'C', price: 3 },
+      '0': { code: 'A', price: 1 },
+      '2': { code: 'B', price: 2 },
+    }
+    const codes = (body: { items: { code: string }[] }) => body.items.map((i) => i.code)
+    const post = await t.req('POST', '/tracker/transaction', {
+      body: { transaction: order('gap-1').transaction, transaction_items: items },
+    })
+    assert.equal(post.status, 200, post.text)
+    assert.deepEqual(codes(post.body), ['A', 'B', 'C'])
+    const put = await t.req('PUT', '/tracker/transaction/gap-1', {
+      body: { transaction: { email: 'b@x.cz', amount: 1 }, transaction_items: { '1': { code: 'D' } } },
+    })
+    assert.deepEqual(codes(put.body), ['D'])
+    const bulk = await t.req('POST', '/tracker/transaction-bulk', {
+      body: { transaction_data: [{ transaction: order('gap-2').transaction, transaction_items: items }] },
+    })
+    assert.deepEqual(bulk.body, { inserts: 1 })
+    const read = await t.req('GET', '/tracker/transaction?email=buyer@example.cz')
+    const stored = read.body.data.find((x: { order_id: string }) => x.order_id === 'gap-2')
+    assert.deepEqual(codes(stored), ['A', 'B', 'C'])
+    const bad = await t.req('POST', '/tracker/transaction', {
+      body: { transaction: order('gap-3').transaction, transaction_items: { a: { code: 'X' } } },
+    })
+    assert.equal(bad.status, 422)
+    assert.deepEqual(Object.keys(bad.body.errors), ['transaction_items'])
+  })
+
   it('DELETE one order, with the optional shop match', async () => {
     await t.req('POST', '/tracker/transaction', { body: order('del-1') })
     await t.req('POST', '/tracker/transaction', { body: order('del-1', { shop: 'b.cz' }) })

@@ -63,7 +63,18 @@ export const TransactionItemInput = Type.Object({
 })
 export type TransactionItemInputT = Static<typeof TransactionItemInput>
 
-const Items = Type.Array(TransactionItemInput, { maxItems: MAX_ITEMS_PER_TRANSACTION })
+/**
+ * The items: a list, or an object of them under index keys, which is how PHP's json_encode writes a list with
+ * gaps in its keys (items left out with unset() or array_filter()); its values are read in key order.
+ */
+const Items = Type.Union([
+  Type.Array(TransactionItemInput, { maxItems: MAX_ITEMS_PER_TRANSACTION }),
+  Type.Record(Type.String({ pattern: '^[0-9]{1,9}$' }), TransactionItemInput, {
+    maxProperties: MAX_ITEMS_PER_TRANSACTION,
+    additionalProperties: false,
+  }),
+])
+export type TransactionItemsInputT = Static<typeof Items>
 
 export const TransactionBody = Type.Object({
   transaction: TransactionInput,

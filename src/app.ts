@@ -2,7 +2,6 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import rateLimit from '@fastify/rate-limit'
-import sjson from 'secure-json-parse'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AppContext } from './core/context.js'
 import type { ApiApp } from './core/http/app-types.js'
@@ -11,10 +10,9 @@ import { AuthFailureLimiter } from './core/http/auth-failures.js'
 import { errorHandler } from './core/http/error-handler.js'
 import { finiteNumbers } from './core/http/finite-numbers.js'
 import { HttpError } from './core/http/errors.js'
-import { MAX_JSON_DEPTH, nestedDeeperThan } from './core/http/json-depth.js'
+import { parseJsonText } from './core/http/json-text.js'
 import { loggablePath } from './core/http/log-path.js'
 import { noteBodyText, rejectNulCharacters } from './core/http/nul-characters.js'
-import { mayHoldLoneSurrogate, replaceLoneSurrogates } from './core/http/lone-surrogates.js'
 import { lazyCompilers } from './core/http/lazy-compilers.js'
 import { sha256Hex } from './core/ids.js'
 import { modules, createAccountService, registerIdempotency } from './modules/index.js'
@@ -70,20 +68,13 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     const text = String(body)
     if (text.trim() === '') return done(null, undefined)
     noteBodyText(req, text)
-    let parsed: unknown
-    try {
-      parsed = sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' })
-    } catch {
-      return done(new HttpError(400, { message: 'The request body is not valid JSON.' }), undefined)
-    }
-    if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
-      const message = `The request body is nested too deeply (more than ${MAX_JSON_DEPTH} levels).`
-      return done(new HttpError(400, { message }), undefined)
-    }
+    const read = parseJsonText(text)
+    if ('error' in read)
+      return done(new HttpError(400, { message: `The request body is ${read.error}.` }), undefined)
     // A body of `[]` is PHP's json_encode of an empty array, which a PHP client sends for an update with nothing
     // in it: no route takes an array body, so it is the empty object it stands for (as EmptyArray is inside one).
-    if (Array.isArray(parsed) && parsed.length === 0) return done(null, {})
-    done(null, mayHoldLoneSurrogate(text) ? replaceLoneSurrogates(parsed) : parsed)
+    const parsed = read.value
+    done(null, Array.isArray(parsed) && parsed.length === 0 ? {} : parsed)
   })
 
   rejectNulCharacters(app)

@@ -240,7 +240,8 @@ describe('POST /lists/{id}/subscribe', async () => {
     const res = await subscribe({
       subscriber_data: {
         email: 'gtm@example.cz',
-        custom_fields: '{"Lang":"cs","points":{"value":5,"type":"int"}}',
+        // Read as a request body is: `__proto__` dropped.
+        custom_fields: '{"Lang":"cs","points":{"value":5,"type":"int"},"__proto__":{"polluted":true}}',
       },
     })
     assert.equal(res.status, 200, res.text)

@@ -1,7 +1,6 @@
 import { FieldErrorBag } from '../../core/http/errors.js'
 import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../core/http/json-depth.js'
-import { replaceLoneSurrogates } from '../../core/http/lone-surrogates.js'
+import { parseJsonText } from '../../core/http/json-text.js'
 import { flagOn, type FlagT } from '../../core/http/schemas.js'
 
 /**
@@ -239,22 +238,15 @@ function isCustomFieldValue(v: unknown): boolean {
 
 /**
  * Custom fields given as JSON text, as tag-manager clients send what was typed into a text setting: the object
- * it spells, held to the rules of a request body (no U+0000, lone surrogates as U+FFFD, at most 64 levels);
- * blank text is none given. Anything else comes back as it was, for the object check to refuse.
+ * it spells, read as a request body is (parseJsonText), and with no U+0000; blank text is none given. Anything
+ * else comes back as it was, for the object check to refuse.
  */
 function customFieldsFromText(text: string): unknown {
   if (text.trim() === '') return undefined
   // JSON can only spell U+0000 as an escape, which text and jsonb cannot hold.
   if (/\\u0000/i.test(text)) return text
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    return text
-  }
-  if (typeof parsed !== 'object' || parsed === null) return text
-  if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) return text
-  return replaceLoneSurrogates(parsed)
+  const read = parseJsonText(text)
+  return 'value' in read && typeof read.value === 'object' && read.value !== null ? read.value : text
 }
 
 /**

@@ -28,7 +28,8 @@ const MAILBOX = /^\s*(.*?)\s*<([^<>\s]*)>\s*$/s
  * is (and checked as one by the caller), with no name.
  */
 export function splitMailbox(value: string): { address: string; name: string } {
-  const m = MAILBOX.exec(value)
+  // Most addresses come bare: no regular expression for them (the transactional intake reads every recipient).
+  const m = value.includes('<') ? MAILBOX.exec(value) : null
   if (!m) return { address: value, name: '' }
   let name = m[1]!
   if (name.length >= 2 && name.startsWith('"') && name.endsWith('"'))

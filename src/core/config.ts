@@ -33,6 +33,12 @@ export interface Config {
   sendThreads: number
   /** How long a sender's claim on ledger rows lasts; rows of a crashed sender are sent again after it. */
   sendLeaseSeconds: number
+  /**
+   * Mail with a body row (transactional, confirmation, automation) that the relay itself has failed (down,
+   * login refused) is tried every minute; once it was queued this many hours ago, the next failure gives it up
+   * (refused, no bounce). 0: tried until the relay takes it.
+   */
+  relayGiveUpHours: number
   /** Concurrent connections to the SMTP relay. */
   smtpConnections: number
   /** Largest product feed download; a bigger one fails the refresh and keeps the previous products. */
@@ -174,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     sendThreads: int(env, 'SEND_THREADS', 2),
     sendLeaseSeconds: int(env, 'SEND_LEASE_SECONDS', 60, 1),
+    relayGiveUpHours: int(env, 'RELAY_GIVE_UP_HOURS', 120),
     smtpConnections: int(env, 'SMTP_CONNECTIONS', 10, 1),
     feedMaxBytes: int(env, 'FEED_MAX_BYTES', 200 * 1024 * 1024, 1024),
     feedTimeoutSeconds: int(env, 'FEED_TIMEOUT_SECONDS', 300, 1),

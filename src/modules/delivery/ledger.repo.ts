@@ -215,6 +215,40 @@ export async function deferClaimed(ex: Executor, ids: number[], error: string, r
   )
 }
 
+/**
+ * Side effect: the relay itself failed these (sender.ts, RELAY_RETRY_MS): they wait, claimed, until `retryAt`;
+ * but mail with a body row queued before `giveUpBefore` is given up instead: refused (2) with the relay's error,
+ * and no bounce, as the recipient had no part in it. Campaign rows always wait (their campaign shows the relay's
+ * error and is resumed by the marketer). How many were given up.
+ */
+export async function deferForRelay(
+  ex: Executor,
+  ids: number[],
+  error: string,
+  retryAt: Date,
+  giveUpBefore: Date | undefined,
+  now: Date,
+): Promise<number> {
+  if (ids.length === 0) return 0
+  const stale = giveUpBefore
+    ? sql`(campaign_id = 0 AND created_at < ${iso(giveUpBefore)}::timestamptz)`
+    : sql`false`
+  const given = `not sent: ${error}`.slice(0, 1000)
+  const [row] = await queryRows<{ given_up: number }>(
+    ex,
+    sql`WITH up AS (
+          UPDATE messages SET
+            status = CASE WHEN ${stale} THEN 2 ELSE status END,
+            claimed_until = CASE WHEN ${stale} THEN NULL ELSE ${iso(retryAt)}::timestamptz END,
+            sent_at = CASE WHEN ${stale} THEN ${iso(now)}::timestamptz ELSE sent_at END,
+            error = CASE WHEN ${stale} THEN ${given} ELSE ${error.slice(0, 1000)} END
+          WHERE status = 4 AND ${idIn(ids)}
+          RETURNING status)
+        SELECT count(*) FILTER (WHERE status = 2)::int AS given_up FROM up`,
+  )
+  return row?.given_up ?? 0
+}
+
 /** Side effect: gives claimed rows back to the queue (their campaign stopped while they were in hand). */
 export async function releaseClaimed(ex: Executor, ids: number[]): Promise<void> {
   if (ids.length === 0) return

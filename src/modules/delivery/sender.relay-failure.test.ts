@@ -6,7 +6,7 @@ import { startTestApp } from '../../../test/helpers/app.js'
 import { startCampaignSender } from '../../../test/helpers/sender.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { ManualClock } from '../../core/clock.js'
-import { queryOne } from '../../core/db/sql.js'
+import { queryOne, queryRows } from '../../core/db/sql.js'
 import {
   campaignRow,
   createCampaign,
@@ -100,5 +100,62 @@ describe('a relay that fails itself bounces nobody', () => {
       [4, 4, 4],
     )
     assert.equal(sink.messages.length, 0)
+  })
+})
+
+describe('mail with a body row is given up after RELAY_GIVE_UP_HOURS of a failing relay', () => {
+  it('tried every minute until then; past it, the next failure refuses it without a bounce', async () => {
+    const port = await freePort()
+    const clock = new ManualClock(new Date('2026-11-22T10:00:00Z'))
+    const t = await startTestApp({
+      clock,
+      worker: false,
+      config: { smtpUrl: `smtp://127.0.0.1:${port}`, sendThreads: 0, relayGiveUpHours: 120 },
+    })
+    const paid = await t.createAccount('paid')
+    await sendingDomain(t, paid)
+    const sender = startCampaignSender(t.ctx, { loop: false, batchSize: 10 })
+    t.ctx.onClose(() => sender.stop())
+    const send = async (email: string) => {
+      const res = await t.req('POST', '/transactional/send-message', {
+        key: paid.key,
+        body: {
+          message: {
+            subject: 'Your order',
+            from_name: 'Shop',
+            from_email: 'orders@shop.example',
+            text: 'Thanks',
+            to: [{ email }],
+          },
+        },
+      })
+      assert.equal(res.status, 200, res.text)
+    }
+    const state = (error: string | null) =>
+      error?.startsWith('relay failed: ')
+        ? 'waits'
+        : error?.startsWith('not sent: relay failed: ')
+          ? 'given up'
+          : error
+    const rows = async () =>
+      (
+        await queryRows<{ email: string; status: number; error: string | null }>(
+          t.ctx.db,
+          sql`SELECT email, status, error FROM messages ORDER BY id`,
+        )
+      ).map((m) => `${m.email} ${m.status} ${state(m.error)}`)
+
+    await send('old@x.cz')
+    await sender.runOnce()
+    assert.deepEqual(await rows(), ['old@x.cz 4 waits'])
+    clock.advance(119 * 3_600_000)
+    await send('new@x.cz')
+    await sender.runOnce()
+    assert.deepEqual(await rows(), ['old@x.cz 4 waits', 'new@x.cz 4 waits'])
+
+    clock.advance(2 * 3_600_000)
+    await sender.runOnce()
+    assert.deepEqual(await rows(), ['old@x.cz 2 given up', 'new@x.cz 4 waits'])
+    assert.deepEqual(await bounces(t), { suppressed: 0, bounced: 0 })
   })
 })

@@ -10,6 +10,7 @@ import {
   claimExpired,
   claimQueued,
   deferClaimed,
+  deferForRelay,
   hasQueued,
   markSent,
   releaseClaimed,
@@ -329,12 +330,21 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
         { messages: relayFailed.length, error },
         `the SMTP relay failed; these messages are tried again in ${RELAY_RETRY_MS / 1000} s`,
       )
-      await deferClaimed(
+      const now = ctx.clock.now()
+      const giveUpHours = ctx.config.relayGiveUpHours
+      const givenUp = await deferForRelay(
         ctx.db,
         relayFailed.map((f) => f.row.id),
         `${RELAY_FAILED}${error}`,
-        new Date(ctx.clock.now().getTime() + RELAY_RETRY_MS),
+        new Date(now.getTime() + RELAY_RETRY_MS),
+        giveUpHours > 0 ? new Date(now.getTime() - giveUpHours * 3_600_000) : undefined,
+        now,
       )
+      if (givenUp > 0)
+        ctx.log.error(
+          { messages: givenUp, error, hours: giveUpHours },
+          'messages queued longer than RELAY_GIVE_UP_HOURS were given up: the SMTP relay failed them all along',
+        )
     }
     for (const { row, error } of refused) await outcomes.refused(ctx, refOf(row), error)
     const retry: number[] = []

@@ -58,6 +58,9 @@ export function automationStatsRoutes(app: ApiApp, ctx: AppContext): void {
         operationId: 'getPipelineStatsDetailOfEmails',
         tags,
         summary: 'Event counts of the given recipients of an automation',
+        description:
+          'Pages as the GET does; `next_page_url` names the next page by its query only, so it is POSTed again ' +
+          'with the same `emails` (a link cannot carry the list).',
         params: PipelineIdParams,
         querystring: PipelineDetailQuery,
         body: PipelineDetailEmailsBody,

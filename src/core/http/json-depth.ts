@@ -5,6 +5,9 @@
  */
 export const MAX_JSON_DEPTH = 64
 
+/** Why such a body is refused, in the 400 `{message}` of either body parser (JSON or form). */
+export const TOO_DEEP = `nested too deeply (more than ${MAX_JSON_DEPTH} levels)`
+
 /**
  * True when `value` nests arrays and objects deeper than `max` (the value itself is level 1). Walked with
  * stacks of its own, visiting containers only: a 3,000-entry bulk body takes a fraction of a millisecond,

@@ -1,5 +1,5 @@
 import sjson from 'secure-json-parse'
-import { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.js'
+import { MAX_JSON_DEPTH, nestedDeeperThan, TOO_DEEP } from './json-depth.js'
 import { mayHoldLoneSurrogate, replaceLoneSurrogates } from './lone-surrogates.js'
 
 /**
@@ -14,7 +14,6 @@ export function parseJsonText(text: string): { value: unknown } | { error: strin
   } catch {
     return { error: 'not valid JSON' }
   }
-  if (nestedDeeperThan(parsed, MAX_JSON_DEPTH))
-    return { error: `nested too deeply (more than ${MAX_JSON_DEPTH} levels)` }
+  if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) return { error: TOO_DEEP }
   return { value: mayHoldLoneSurrogate(text) ? replaceLoneSurrogates(parsed) : parsed }
 }

@@ -9,6 +9,7 @@ import { keyAuth } from './core/http/auth.js'
 import { AuthFailureLimiter } from './core/http/auth-failures.js'
 import { errorHandler } from './core/http/error-handler.js'
 import { finiteNumbers } from './core/http/finite-numbers.js'
+import { FORM_TYPE, formBodyParser } from './core/http/form-body.js'
 import { HttpError } from './core/http/errors.js'
 import { parseJsonText } from './core/http/json-text.js'
 import { loggablePath } from './core/http/log-path.js'
@@ -111,6 +112,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   await app.register(async (api) => {
     const scope = api as ApiApp
+    // PHP's http_build_query bodies, read as their JSON would be. In this scope only: its key is checked before a
+    // body is parsed, and the tracking pages read their one-click form their own way.
+    scope.addContentTypeParser(FORM_TYPE, { parseAs: 'string' }, formBodyParser)
     const limit = ctx.config.rateLimitPerMinute
     if (limit > 0) {
       await scope.register(rateLimit, {

@@ -53,12 +53,17 @@ export function nulPath(value: unknown): string[] | undefined {
   return undefined
 }
 
-/** Requests whose JSON text spells `\u0000` somewhere: only their parsed bodies are searched. */
+/** Requests whose body text may hold a NUL: only their parsed bodies are searched. */
 const mayHoldNul = new WeakSet<FastifyRequest>()
 
 /** Called by the JSON body parser with the body's text (a NUL can only arrive escaped in JSON). */
 export function noteBodyText(req: FastifyRequest, text: string): void {
   if (text.includes('\\u0000')) mayHoldNul.add(req)
+}
+
+/** Called by the form body parser (form-body.ts) with the body's text: there a NUL is `%00`, or the raw character. */
+export function noteFormText(req: FastifyRequest, text: string): void {
+  if (text.includes('%00') || text.includes('\u0000')) mayHoldNul.add(req)
 }
 
 const nulError = (path: string[], status: number) =>

@@ -11,6 +11,7 @@ import {
   sendingDomain,
 } from '../campaigns/campaign-send.test-helpers.js'
 import { startCampaignSender } from '../../../test/helpers/sender.js'
+import { sendOrderMail } from '../../../test/helpers/transactional.js'
 
 const sink = await startSmtpSink()
 const delivered = () => sink.messages.flatMap((m) => m.envelopeTo)
@@ -30,19 +31,7 @@ describe('sender: fair share between a big campaign and transactional mail', asy
     assert.equal((await t.req('POST', `/campaigns/${id}/send`, { key: paid.key })).status, 200)
     await sender.runOnce() // prepares, sends the campaign's first batch
     assert.equal(delivered().length, 10)
-    const res = await t.req('POST', '/transactional/send-message', {
-      key: paid.key,
-      body: {
-        message: {
-          subject: 'Your order',
-          from_name: 'Shop',
-          from_email: 'orders@shop.example',
-          text: 'Thanks',
-          to: [{ email: 'buyer@example.cz' }, { email: 'buyer2@example.cz' }],
-        },
-      },
-    })
-    assert.equal(res.status, 200, res.text)
+    const batch = await sendOrderMail(t, paid.key, ['buyer@example.cz', 'buyer2@example.cz'])
     assert.equal(await sender.runOnce(), 12, 'the transactional mail, then one campaign batch')
     const order = delivered()
     assert.deepEqual(order.slice(10, 12).sort(), ['buyer2@example.cz', 'buyer@example.cz'])
@@ -56,8 +45,8 @@ describe('sender: fair share between a big campaign and transactional mail', asy
       t.ctx.db,
       sql`SELECT count(*)::int AS n,
                  (SELECT count(*)::int FROM events e WHERE e.message_id IN
-                   (SELECT id FROM messages WHERE batch_id = ${res.body.results.id}) AND e.event = 'send') AS events
-          FROM messages WHERE batch_id = ${res.body.results.id} AND status = 1`,
+                   (SELECT id FROM messages WHERE batch_id = ${batch}) AND e.event = 'send') AS events
+          FROM messages WHERE batch_id = ${batch} AND status = 1`,
     )
     assert.deepEqual(sent, { n: 2, events: 2 })
     for (let i = 0; i < 10 && (await campaignRow(t, id))?.status !== 3; i++) await sender.runOnce()

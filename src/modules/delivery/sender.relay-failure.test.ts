@@ -16,6 +16,7 @@ import {
   shownError,
 } from '../campaigns/campaign-send.test-helpers.js'
 import { RELAY_RETRY_MS } from './sender.js'
+import { sendOrderMail } from '../../../test/helpers/transactional.js'
 
 /**
  * A relay that fails itself (unreachable, our login refused) says nothing of the recipients: nobody bounces, the
@@ -116,21 +117,7 @@ describe('mail with a body row is given up after RELAY_GIVE_UP_HOURS of a failin
     await sendingDomain(t, paid)
     const sender = startCampaignSender(t.ctx, { loop: false, batchSize: 10 })
     t.ctx.onClose(() => sender.stop())
-    const send = async (email: string) => {
-      const res = await t.req('POST', '/transactional/send-message', {
-        key: paid.key,
-        body: {
-          message: {
-            subject: 'Your order',
-            from_name: 'Shop',
-            from_email: 'orders@shop.example',
-            text: 'Thanks',
-            to: [{ email }],
-          },
-        },
-      })
-      assert.equal(res.status, 200, res.text)
-    }
+    const send = (email: string) => sendOrderMail(t, paid.key, [email])
     const state = (error: string | null) =>
       error?.startsWith('relay failed: ')
         ? 'waits'

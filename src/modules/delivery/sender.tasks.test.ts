@@ -6,6 +6,7 @@ import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { addDomain } from '../transactional/transactional.test-helpers.js'
 import { createCampaign, listWith, sendingDomain } from '../campaigns/campaign-send.test-helpers.js'
 import { signMessages, type SignTask } from './sign.worker.js'
+import { sendOrderMail } from '../../../test/helpers/transactional.js'
 
 const sink = await startSmtpSink()
 
@@ -33,21 +34,7 @@ describe('sender: what goes to the signing threads', async () => {
   })
   t.ctx.onClose(() => sender.stop())
 
-  const send = async (to: string, html: string) => {
-    const res = await t.req('POST', '/transactional/send-message', {
-      key: shop.key,
-      body: {
-        message: {
-          subject: 'Your order',
-          from_name: 'Shop',
-          from_email: 'orders@shop.example',
-          html,
-          to: [{ email: to }],
-        },
-      },
-    })
-    assert.equal(res.status, 200, res.text)
-  }
+  const send = (to: string, html: string) => sendOrderMail(t, shop.key, [to], { html })
 
   it('sends calls of one template with one copy of their content', async () => {
     for (let i = 0; i < 3; i++) await send(`buyer${i}@example.cz`, '<p>Thanks for your order</p>')

@@ -6,6 +6,7 @@ import { startCampaignSender } from '../../../test/helpers/sender.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { queryRows } from '../../core/db/sql.js'
 import { addDomain } from '../transactional/transactional.test-helpers.js'
+import { sendOrderMail } from '../../../test/helpers/transactional.js'
 
 const sink = await startSmtpSink()
 
@@ -27,21 +28,7 @@ describe('send events and the webhook outbox', async () => {
       body: { url: 'http://127.0.0.1:9/hook' },
     })
     assert.equal(set.status, 200, set.text)
-    const send = async (key: string, domain: string, to: string[]) => {
-      const res = await t.req('POST', '/transactional/send-message', {
-        key,
-        body: {
-          message: {
-            subject: 'Your order',
-            from_name: 'Shop',
-            from_email: `orders@${domain}`,
-            text: 'Thanks',
-            to: to.map((email) => ({ email })),
-          },
-        },
-      })
-      assert.equal(res.status, 200, res.text)
-    }
+    const send = (key: string, domain: string, to: string[]) => sendOrderMail(t, key, to, { domain })
     // Interleaved, so that one claimed batch holds both accounts' rows.
     await send(hooked.key, 'hooked.example', ['a1@example.cz', 'a2@example.cz'])
     await send(plain.key, 'plain.example', ['b1@example.cz', 'b2@example.cz', 'b3@example.cz'])

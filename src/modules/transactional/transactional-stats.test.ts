@@ -5,6 +5,7 @@ import { startSmtpSink, type SinkMessage, type SmtpSink } from '../../../test/he
 import { ManualClock } from '../../core/clock.js'
 import { handleInbound, readInboundAddress } from '../bounces/index.js'
 import { addDomain, batchState } from './transactional.test-helpers.js'
+import { sendOrderMail } from '../../../test/helpers/transactional.js'
 
 async function mailTo(sink: SmtpSink, address: string, timeoutMs = 15_000): Promise<SinkMessage> {
   const deadline = Date.now() + timeoutMs
@@ -65,20 +66,10 @@ describe('GET /transactional/stats and /transactional/stats/doi', async () => {
   const doi = (query = '', key = paid.key) => t.req('GET', `/transactional/stats/doi${query}`, { key })
 
   const send = async (to: string[]) => {
-    const res = await t.req('POST', '/transactional/send-message', {
-      key: paid.key,
-      body: {
-        message: {
-          subject: 'Your order',
-          from_name: 'Shop',
-          from_email: 'orders@shop.example',
-          html: '<html><body><p>Thanks</p><a href="https://shop.example/order/1">Order</a></body></html>',
-          to: to.map((email) => ({ email })),
-        },
-      },
+    const id = await sendOrderMail(t, paid.key, to, {
+      html: '<html><body><p>Thanks</p><a href="https://shop.example/order/1">Order</a></body></html>',
     })
-    assert.equal(res.status, 200, res.text)
-    assert.equal(await batchState(t, res.body.results.id, ['completed']), 'completed')
+    assert.equal(await batchState(t, id, ['completed']), 'completed')
   }
   const bounce = async (mail: SinkMessage, recipient: string) => {
     const target = readInboundAddress(t.ctx, mail.envelopeFrom)

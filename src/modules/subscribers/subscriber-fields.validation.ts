@@ -1,3 +1,4 @@
+import { countryCode } from '../../core/http/country-names.js'
 import { FieldErrorBag } from '../../core/http/errors.js'
 import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
 import { parseJsonText } from '../../core/http/json-text.js'
@@ -19,7 +20,8 @@ export const TEXT_FIELDS = {
   city: 255,
   street: 255,
   zip: 20,
-  country: 2,
+  // A two-letter code or a country's name, stored as the code (checkCountry).
+  country: 100,
   phone: 50,
   pretitle: 50,
   surtitle: 50,
@@ -178,6 +180,16 @@ function checkDateField(
   if (full !== undefined) return full
   bag.add(path, `The ${label(path)} must be a real date in the format ${rule.format}.`)
   return undefined
+}
+
+/**
+ * A country stored as its two-letter code: given as one (upper-cased), or as a country's name in a shop's
+ * language, which shop hooks send ("Česká republika"); the name of no country is an error.
+ */
+function checkCountry(value: string, path: string, bag: FieldErrorBag): string | undefined {
+  const code = countryCode(value)
+  if (code === undefined) bag.add(path, `The ${label(path)} must be a two-letter code or a country name.`)
+  return code
 }
 
 /** An integer, also from a numeric string (form posts and PHP clients send "1"). */
@@ -341,7 +353,8 @@ export function parseEntry(
     let v = checkText(raw[field], at(field), max, own)
     if (v !== undefined && (field === 'birthday' || field === 'nameday'))
       v = checkDateField(v, field, at(field), own)
-    if (v !== undefined) fields[field] = field === 'country' ? v.toUpperCase() : v
+    else if (v !== undefined && field === 'country') v = checkCountry(v, at(field), own)
+    if (v !== undefined) fields[field] = v
   }
   const rating = checkRating(raw.rating, at('rating'), own)
   if (rating !== undefined) fields.rating = rating

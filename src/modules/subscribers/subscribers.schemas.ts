@@ -51,7 +51,8 @@ export const SubscriberData = Type.Object({
   city: str(),
   street: str(),
   zip: str(20),
-  country: str(2),
+  // A two-letter code or a country's name (the service stores the code).
+  country: str(100),
   phone: str(50),
   pretitle: str(50),
   surtitle: str(50),

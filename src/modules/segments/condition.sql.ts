@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
+import { countryCode } from '../../core/http/country-names.js'
 import { CONTACT_FIELDS, type Condition, type FieldCondition } from './condition.js'
 
 /**
@@ -66,9 +67,12 @@ function compare(x: SQL, cmp: '>' | '<', value: string | number): SQL {
 
 function fieldSql(cond: FieldCondition): SQL {
   const x = fieldText(cond.field)
-  // Countries are stored upper-cased (`cz` comes in as `CZ`): a condition names them either way.
+  // Countries are stored as upper-cased codes (`cz` and `Česko` come in as `CZ`): a condition names them any of
+  // these ways. A value that is no country's name (a part of a code for `contains`) is only upper-cased.
   const v =
-    cond.field === 'country' && typeof cond.value === 'string' ? cond.value.trim().toUpperCase() : cond.value
+    cond.field === 'country' && typeof cond.value === 'string'
+      ? (countryCode(cond.value) ?? cond.value.trim().toUpperCase())
+      : cond.value
   switch (cond.op) {
     case 'exists': {
       const present = definite(sql`${x} <> ''`)

@@ -4,7 +4,7 @@ import { startTestApp } from '../../../test/helpers/app.js'
 
 /**
  * Values as clients write them (POST /lists/{id}/segments answers the live count): numbers as text (PHP), a country
- * in lower case (stored upper-cased), the rating (a subscriber field that is not text).
+ * in lower case or by name (stored as the upper-case code), the rating (a subscriber field that is not text).
  */
 describe('segment conditions on values as clients write them', async () => {
   const t = await startTestApp({ worker: false })
@@ -50,6 +50,8 @@ describe('segment conditions on values as clients write them', async () => {
     assert.equal(await count({ field: 'country', op: 'eq', value: 'CZ' }), 1, 'sanity')
     assert.equal(await count({ field: 'country', op: 'eq', value: 'cz' }), 1)
     assert.equal(await count({ field: 'country', op: 'eq', value: 'sk' }), 2)
+    // A name is stored as its code, so the condition reads it as one too.
+    assert.equal(await count({ field: 'country', op: 'eq', value: 'Slovensko' }), 2)
   })
 
   it('rating (a field of the subscriber, api.md) can be filtered on', async () => {

@@ -48,7 +48,9 @@ export type DeleteInput = Static<typeof DeleteBody>
 
 export const DeleteResult = Type.Object({
   deleted: Type.Integer(),
-  invalid: Type.Integer({ description: 'codes given that the folder does not hold' }),
+  invalid: Type.Integer({
+    description: 'codes given that the folder does not hold (a repeated code counts once)',
+  }),
 })
 
 export const FolderObject = Type.Object({

@@ -80,8 +80,11 @@ export function createCouponService(ctx: Ctx) {
     async deleteCodes(accountId: number, input: DeleteInput) {
       const codes = trimmedCodes(input.codes)
       const folderId = await folderFor(accountId, input.folderId)
-      const deleted = await deleteCodes(ctx.db, folderId, [...new Set(codes)])
-      return { deleted, invalid: codes.length - deleted }
+      const distinct = [...new Set(codes)]
+      const deleted = await deleteCodes(ctx.db, folderId, distinct)
+      // Each code counts once, as deleted or as invalid: a code given twice was deleted once, and its second
+      // mention names no code the folder lacks (counting it invalid told a shop a code it had was unknown).
+      return { deleted, invalid: distinct.length - deleted }
     },
   }
 }

@@ -45,7 +45,8 @@ describe('automatic feed downloads', async () => {
   it('downloads a new feed of any plan, and again a day after, without touching the hourly request limit', async () => {
     const free = await t.createAccount('free')
     const { id, path } = await feedServing(['A'], free.key)
-    assert.equal((await feed(id, free.key)).state, 'queued')
+    const made = await feed(id, free.key)
+    assert.deepEqual([made.state, made.auto_refresh_at], ['queued', '2026-11-24 10:00:00'])
     assert.equal(await jobs(id), 1, 'queued with the feed')
     assert.equal(await runFeedRefresh(t.ctx, id), 'ok')
     assert.equal(server.hits(path), 1)
@@ -66,6 +67,7 @@ describe('automatic feed downloads', async () => {
     assert.equal(await runFeedRefresh(t.ctx, id), 'ok')
     const after = await feed(id, free.key)
     assert.deepEqual([after.state, after.item_count, after.refresh_requested_at], ['ok', 2, null])
+    assert.equal(after.auto_refresh_at, '2026-11-25 10:00:01', 'a day after this download began')
     assert.equal(server.hits(path), 2)
 
     // A marketer's request right after an automatic download is not refused by the hour it would have used.

@@ -54,6 +54,7 @@ describe('feed refresh', async () => {
     server.serve(path, answer)
     const res = await t.req('POST', '/feeds', { body: { name: path, url: server.url(path), format } })
     assert.equal(res.status, 200)
+    assert.equal(res.body.auto_refresh_at, null, 'automatic downloads are off: none is due')
     return { id: res.body.id as number, path }
   }
 

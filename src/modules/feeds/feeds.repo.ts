@@ -19,6 +19,7 @@ export interface FeedRow {
   item_count: number
   refresh_requested_at: Date | null
   refreshed_at: Date | null
+  auto_refresh_at: Date | null
   created_at: Date
 }
 
@@ -37,7 +38,7 @@ const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`
 
 const FEED_COLUMNS =
   sql.raw(`id, account_id, name, url, kind, format, format_detected, state, error, error_code, item_count,
-  refresh_requested_at, refreshed_at, created_at`)
+  refresh_requested_at, refreshed_at, auto_refresh_at, created_at`)
 
 /** PGlite hands timestamps back as Date, node-postgres too; this keeps both honest if either changes. */
 function feedOf(row: FeedRow): FeedRow {
@@ -47,6 +48,7 @@ function feedOf(row: FeedRow): FeedRow {
     item_count: Number(row.item_count),
     refresh_requested_at: d(row.refresh_requested_at),
     refreshed_at: d(row.refreshed_at),
+    auto_refresh_at: d(row.auto_refresh_at),
     created_at: new Date(row.created_at),
   }
 }

@@ -52,6 +52,7 @@ describe('feed routes', async () => {
       item_count: 0,
       last_refresh: null,
       refresh_requested_at: null,
+      auto_refresh_at: '2026-11-24 10:00:00',
       created_at: '2026-11-23 10:00:00',
     })
     const id = res.body.id as number
@@ -113,6 +114,7 @@ describe('feed routes', async () => {
         item_count: 25,
         last_refresh: '2026-11-23 10:00:00',
         refresh_requested_at: '2026-11-23 10:00:00',
+        auto_refresh_at: '2026-11-24 10:00:00',
         created_at: '2026-11-23 10:00:00',
       },
     )

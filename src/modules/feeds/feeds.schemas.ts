@@ -30,6 +30,11 @@ export const FeedObject = Type.Object({
   item_count: Type.Integer({ description: 'products stored from the last good refresh' }),
   last_refresh: Nullable(Type.String({ description: 'time of the last good refresh' })),
   refresh_requested_at: Nullable(Type.String({ description: 'time of the last refresh request' })),
+  auto_refresh_at: Nullable(
+    Type.String({
+      description: 'time of the next automatic download (FEED_AUTO_REFRESH_HOURS); null when they are off',
+    }),
+  ),
   created_at: Type.String(),
 })
 export type FeedObjectT = Static<typeof FeedObject>

@@ -34,6 +34,7 @@ export function feedObject(row: repo.FeedRow): FeedObjectT {
     item_count: row.item_count,
     last_refresh: sqlDateTime(row.refreshed_at),
     refresh_requested_at: sqlDateTime(row.refresh_requested_at),
+    auto_refresh_at: sqlDateTime(row.auto_refresh_at),
     created_at: sqlDateTime(row.created_at),
   }
 }

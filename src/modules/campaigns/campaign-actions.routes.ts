@@ -28,7 +28,9 @@ export function campaignActionRoutes(app: ApiApp, ctx: AppContext): void {
       response: { 200: Moved, ...commonErrors },
     },
   })
-  // Contract §1 aliases: POST /campaigns/{id}/send and POST|GET /campaign/{id}/send.
+  // Contract §1 aliases: POST /campaigns/{id}/send and POST|GET /campaign/{id}/send; and GET on the plural path,
+  // which a PHP client whose HTTP wrapper turns a bodiless POST into a GET calls (it answered 404 and the
+  // campaign never went out). Every one needs the account's key, so no link or prefetch can send a campaign.
   app.post('/campaigns/:id/send', send('sendCampaign'), async (req) =>
     actions.send(req.account.id, req.params.id),
   )
@@ -36,6 +38,9 @@ export function campaignActionRoutes(app: ApiApp, ctx: AppContext): void {
     actions.send(req.account.id, req.params.id),
   )
   app.get('/campaign/:id/send', send('sendCampaignAliasGet'), async (req) =>
+    actions.send(req.account.id, req.params.id),
+  )
+  app.get('/campaigns/:id/send', send('sendCampaignGet'), async (req) =>
     actions.send(req.account.id, req.params.id),
   )
 

@@ -211,9 +211,10 @@ describe('campaign sent over SMTP by the worker', async () => {
       assert.deepEqual(bad.body, { message: 'Not Found' }, path)
       assert.equal((await t.req(method, `/campaigns/${campaignId}/${path}`, { key: null, body })).status, 401)
     }
-    for (const method of ['POST', 'GET']) {
-      const alias = await t.req(method, `/campaign/${campaignId}/send`, { key: other.key })
-      assert.equal(alias.status, 404)
+    for (const path of ['POST /campaign', 'GET /campaign', 'GET /campaigns']) {
+      const [method, prefix] = path.split(' ') as [string, string]
+      const alias = await t.req(method, `${prefix}/${campaignId}/send`, { key: other.key })
+      assert.equal(alias.status, 404, path)
     }
   })
 })

@@ -208,6 +208,21 @@ describe('campaigns CRUD', async () => {
     assert.equal(d.status, 3)
   })
 
+  it('starts sending by any of its paths (contract §1 aliases, and GET on the plural path)', async () => {
+    for (const [method, path] of [
+      ['POST', 'campaigns'],
+      ['POST', 'campaign'],
+      ['GET', 'campaign'],
+      ['GET', 'campaigns'],
+    ] as const) {
+      const c = await create()
+      const res = await t.req(method, `/${path}/${c.id}/send`)
+      assert.equal(res.status, 200, `${method} ${path}: ${res.text}`)
+      assert.deepEqual(res.body, { id: c.id, status: 1 })
+      assert.equal((await t.req('GET', `/campaigns/${c.id}`)).body.status, 1, `${method} ${path}`)
+    }
+  })
+
   it('answers 404 for an unknown id and for a non-numeric one', async () => {
     for (const method of ['GET', 'PUT', 'DELETE']) {
       const body = method === 'PUT' ? campaignBody([listA]) : undefined

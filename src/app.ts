@@ -115,6 +115,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // PHP's http_build_query bodies, read as their JSON would be. In this scope only: its key is checked before a
     // body is parsed, and the tracking pages read their one-click form their own way.
     scope.addContentTypeParser(FORM_TYPE, { parseAs: 'string' }, formBodyParser)
+    // So the OpenAPI document says so: every route of this scope that takes a body takes it in either type.
+    scope.addHook('onRoute', (route) => {
+      if (route.schema?.body && !route.schema.consumes) route.schema.consumes = [JSON_TYPE, FORM_TYPE]
+    })
     const limit = ctx.config.rateLimitPerMinute
     if (limit > 0) {
       await scope.register(rateLimit, {

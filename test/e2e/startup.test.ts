@@ -314,6 +314,12 @@ describe('health, OpenAPI and docs', async () => {
         `${path} is a registered route`,
       )
     }
+    // A keyed route's body may be JSON or form-encoded (form-body.ts), and the document says which.
+    const subscribe = spec.paths['/lists/{id}/subscribe']!.post as { requestBody?: { content?: object } }
+    assert.deepEqual(Object.keys(subscribe.requestBody?.content ?? {}), [
+      'application/json',
+      'application/x-www-form-urlencoded',
+    ])
   })
 
   // Generated clients take their method names from operationId. The test above proves every registered route but

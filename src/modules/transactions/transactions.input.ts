@@ -68,12 +68,21 @@ function decimal(v: number | string | null | undefined, fallback: string): strin
 const ISO = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i
 
 /**
+ * A purchase time that says "none": absent, null, blank, or PHP's strtotime() of a date it cannot read, which is
+ * `false` in JSON and `0` once cast to an integer or form-encoded ("0"). No shop has an order from 1970-01-01.
+ */
+function noTime(v: number | string | boolean | null | undefined): boolean {
+  if (v === undefined || v === null || v === false || v === 0) return true
+  return typeof v === 'string' && (v.trim() === '' || v.trim() === '0')
+}
+
+/**
  * The purchase time: unix seconds (or milliseconds), `YYYY-MM-DD HH:MM:SS` / `YYYY-MM-DD` in UTC, or ISO 8601.
  * Only days that exist (no 30 February rolled over into March) and no time before 1970.
  */
 export function parseTimestamp(v: number | string | boolean | null | undefined, now: Date): Date | undefined {
-  if (v === undefined || v === null || v === false) return now
-  if (v === true) return undefined
+  if (noTime(v)) return now
+  if (typeof v === 'boolean' || v === null || v === undefined) return undefined
   let ms: number
   if (typeof v === 'number' || UNIX.test(v.trim())) {
     const n = Number(v)
@@ -81,7 +90,6 @@ export function parseTimestamp(v: number | string | boolean | null | undefined, 
     ms = n >= MS_THRESHOLD ? n : n * 1000
   } else {
     const s = v.trim()
-    if (s === '') return now
     const iso = ISO.exec(s)
     const d =
       parseSqlDateTime(s) ?? parseDay(s) ?? (iso && parseDay(iso[1]!) ? new Date(iso[4] ? s : `${s}Z`) : null)
@@ -161,12 +169,7 @@ export function toPurchase(
       status: text(t.status),
       props: t.props === undefined ? null : t.props,
       occurredAt,
-      timeGiven: !(
-        t.timestamp === undefined ||
-        t.timestamp === null ||
-        t.timestamp === false ||
-        (typeof t.timestamp === 'string' && t.timestamp.trim() === '')
-      ),
+      timeGiven: !noTime(t.timestamp),
     },
     items: lines,
   }

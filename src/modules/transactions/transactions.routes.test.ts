@@ -171,6 +171,12 @@ describe('tracker transactions', async () => {
     })
     assert.equal(falsy.status, 200, JSON.stringify(falsy.body))
     assert.equal(falsy.body.timestamp, '2026-04-01 10:00:00')
+    // The same false cast to an integer, or form-encoded: 0, "0". Not 1970-01-01.
+    for (const [i, timestamp] of [0, '0'].entries()) {
+      const zero = await t.req('POST', '/tracker/transaction', { body: order(`zero-${i}`, { timestamp }) })
+      assert.equal(zero.status, 200, JSON.stringify(zero.body))
+      assert.equal(zero.body.timestamp, '2026-04-01 10:00:00')
+    }
     const noItemPrice = await t.req('POST', '/tracker/transaction', {
       body: { ...order('bad2'), transaction_items: [{ code: 'x', price: 'free' }] },
     })

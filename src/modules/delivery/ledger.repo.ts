@@ -206,41 +206,33 @@ export async function markSent(
   return rows.map((r) => ({ ...r, message_id: Number(r.message_id) }))
 }
 
-/** Side effect: the relay deferred these (4xx or no connection): they wait, claimed, until `retryAt`. */
-export async function deferClaimed(ex: Executor, ids: number[], error: string, retryAt: Date) {
-  if (ids.length === 0) return
-  await ex.execute(
-    sql`UPDATE messages SET claimed_until = ${iso(retryAt)}::timestamptz, error = ${error.slice(0, 1000)}
-        WHERE status = 4 AND ${idIn(ids)}`,
-  )
-}
-
 /**
- * Side effect: the relay itself failed these (sender.ts, RELAY_RETRY_MS): they wait, claimed, until `retryAt`;
- * but mail with a body row queued before `giveUpBefore` is given up instead: refused (2) with the relay's error,
- * and no bounce, as the recipient had no part in it. Campaign rows always wait (their campaign shows the relay's
- * error and is resumed by the marketer). How many were given up.
+ * Side effect: the relay deferred these (a 4xx), or failed itself: they wait, claimed, until `retryAt`. With
+ * `giveUp` (the relay's own failures, sender.ts RELAY_RETRY_MS), mail with a body row queued before
+ * `giveUp.before` is given up instead: refused (2) with the error, and no bounce, as the recipient had no part in
+ * it. Campaign rows always wait (their campaign shows the relay's error and is resumed by the marketer). How many
+ * were given up.
  */
-export async function deferForRelay(
+export async function deferClaimed(
   ex: Executor,
   ids: number[],
   error: string,
   retryAt: Date,
-  giveUpBefore: Date | undefined,
-  now: Date,
+  giveUp?: { before: Date; now: Date },
 ): Promise<number> {
   if (ids.length === 0) return 0
-  const stale = giveUpBefore
-    ? sql`(campaign_id = 0 AND created_at < ${iso(giveUpBefore)}::timestamptz)`
+  const stale = giveUp
+    ? sql`(campaign_id = 0 AND created_at < ${iso(giveUp.before)}::timestamptz)`
     : sql`false`
   const given = `not sent: ${error}`.slice(0, 1000)
+  const at = giveUp ? sql`${iso(giveUp.now)}::timestamptz` : sql`sent_at`
   const [row] = await queryRows<{ given_up: number }>(
     ex,
     sql`WITH up AS (
           UPDATE messages SET
             status = CASE WHEN ${stale} THEN 2 ELSE status END,
             claimed_until = CASE WHEN ${stale} THEN NULL ELSE ${iso(retryAt)}::timestamptz END,
-            sent_at = CASE WHEN ${stale} THEN ${iso(now)}::timestamptz ELSE sent_at END,
+            sent_at = CASE WHEN ${stale} THEN ${at} ELSE sent_at END,
             error = CASE WHEN ${stale} THEN ${given} ELSE ${error.slice(0, 1000)} END
           WHERE status = 4 AND ${idIn(ids)}
           RETURNING status)

@@ -10,7 +10,6 @@ import {
   claimExpired,
   claimQueued,
   deferClaimed,
-  deferForRelay,
   hasQueued,
   markSent,
   releaseClaimed,
@@ -332,13 +331,12 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       )
       const now = ctx.clock.now()
       const giveUpHours = ctx.config.relayGiveUpHours
-      const givenUp = await deferForRelay(
+      const givenUp = await deferClaimed(
         ctx.db,
         relayFailed.map((f) => f.row.id),
         `${RELAY_FAILED}${error}`,
         new Date(now.getTime() + RELAY_RETRY_MS),
-        giveUpHours > 0 ? new Date(now.getTime() - giveUpHours * 3_600_000) : undefined,
-        now,
+        giveUpHours > 0 ? { before: new Date(now.getTime() - giveUpHours * 3_600_000), now } : undefined,
       )
       if (givenUp > 0)
         ctx.log.error(

@@ -11,9 +11,9 @@ import { errorHandler } from './core/http/error-handler.js'
 import { finiteNumbers } from './core/http/finite-numbers.js'
 import { FORM_TYPE, formBodyParser } from './core/http/form-body.js'
 import { HttpError } from './core/http/errors.js'
-import { parseJsonText } from './core/http/json-text.js'
+import { jsonBodyParser } from './core/http/json-body.js'
 import { loggablePath } from './core/http/log-path.js'
-import { noteBodyText, rejectNulCharacters } from './core/http/nul-characters.js'
+import { rejectNulCharacters } from './core/http/nul-characters.js'
 import { lazyCompilers } from './core/http/lazy-compilers.js'
 import { sha256Hex } from './core/ids.js'
 import { modules, createAccountService, registerIdempotency } from './modules/index.js'
@@ -65,18 +65,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   // JSON with or without charset, on any method (DELETE included); an empty body is no body.
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    const text = String(body)
-    if (text.trim() === '') return done(null, undefined)
-    noteBodyText(req, text)
-    const read = parseJsonText(text)
-    if ('error' in read)
-      return done(new HttpError(400, { message: `The request body is ${read.error}.` }), undefined)
-    // A body of `[]` is PHP's json_encode of an empty array, which a PHP client sends for an update with nothing
-    // in it: no route takes an array body, so it is the empty object it stands for (as EmptyArray is inside one).
-    const parsed = read.value
-    done(null, Array.isArray(parsed) && parsed.length === 0 ? {} : parsed)
-  })
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser)
 
   rejectNulCharacters(app)
 

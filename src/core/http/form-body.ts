@@ -1,8 +1,7 @@
 import qs from 'qs'
-import type { FastifyRequest } from 'fastify'
-import { HttpError } from './errors.js'
 import { MAX_JSON_DEPTH, nestedDeeperThan, TOO_DEEP } from './json-depth.js'
 import { noteFormText } from './nul-characters.js'
+import { textBodyParser } from './text-body.js'
 
 export const FORM_TYPE = 'application/x-www-form-urlencoded'
 
@@ -100,19 +99,11 @@ function fieldCount(text: string): number {
  * The `application/x-www-form-urlencoded` body parser (any charset: the text is read as UTF-8). Early PHP
  * clients post `http_build_query($data)` as a string, which curl sends as a form; it is read into what the JSON
  * body would be, so the route's schema, its coercion (all values are text) and the NUL rule apply as to JSON.
- * An empty body is no body.
  */
-export function formBodyParser(
-  req: FastifyRequest,
-  body: string | Buffer,
-  done: (err: Error | null, body?: unknown) => void,
-): void {
-  const text = String(body)
-  if (text.trim() === '') return done(null, undefined)
+export const formBodyParser = textBodyParser((text, req) => {
   if (fieldCount(text) > FORM_FIELDS_MAX)
-    return done(new HttpError(400, { message: `The request body has more than ${FORM_FIELDS_MAX} fields.` }))
+    return { refused: `The request body has more than ${FORM_FIELDS_MAX} fields.` }
   noteFormText(req, text)
   const read = parseFormText(text)
-  if ('error' in read) return done(new HttpError(400, { message: `The request body is ${read.error}.` }))
-  done(null, read.value)
-}
+  return 'error' in read ? { refused: `The request body is ${read.error}.` } : read
+})

@@ -18,31 +18,29 @@ const PauseState = Type.Object({
 /** Sending controls: send (and its aliases), schedule, unschedule, pause, resume, cancel, test copies. */
 export function campaignActionRoutes(app: ApiApp, ctx: AppContext): void {
   const actions = createCampaignActions(ctx)
-  // One schema per route: the aliases differ only in their operationId, which must be unique.
-  const send = (operationId: string) => ({
-    schema: {
-      operationId,
-      tags,
-      summary: 'Send a campaign now',
-      params: IdParams,
-      response: { 200: Moved, ...commonErrors },
-    },
-  })
   // Contract §1 aliases: POST /campaigns/{id}/send and POST|GET /campaign/{id}/send; and GET on the plural path,
   // which a PHP client whose HTTP wrapper turns a bodiless POST into a GET calls (it answered 404 and the
   // campaign never went out). Every one needs the account's key, so no link or prefetch can send a campaign.
-  app.post('/campaigns/:id/send', send('sendCampaign'), async (req) =>
-    actions.send(req.account.id, req.params.id),
-  )
-  app.post('/campaign/:id/send', send('sendCampaignAlias'), async (req) =>
-    actions.send(req.account.id, req.params.id),
-  )
-  app.get('/campaign/:id/send', send('sendCampaignAliasGet'), async (req) =>
-    actions.send(req.account.id, req.params.id),
-  )
-  app.get('/campaigns/:id/send', send('sendCampaignGet'), async (req) =>
-    actions.send(req.account.id, req.params.id),
-  )
+  // One schema per route: they differ only in their operationId, which must be unique.
+  for (const [method, path, operationId] of [
+    ['POST', '/campaigns/:id/send', 'sendCampaign'],
+    ['POST', '/campaign/:id/send', 'sendCampaignAlias'],
+    ['GET', '/campaign/:id/send', 'sendCampaignAliasGet'],
+    ['GET', '/campaigns/:id/send', 'sendCampaignGet'],
+  ] as const) {
+    app.route({
+      method,
+      url: path,
+      schema: {
+        operationId,
+        tags,
+        summary: 'Send a campaign now',
+        params: IdParams,
+        response: { 200: Moved, ...commonErrors },
+      },
+      handler: async (req) => actions.send(req.account.id, req.params.id),
+    })
+  }
 
   app.post(
     '/campaigns/:id/schedule',

@@ -374,11 +374,11 @@ export function parseEntry(
   return own.empty ? entry : undefined
 }
 
-/** A boolean flag as Ajv's coercion reads one: true/false, "true"/"false", 1/0, "1"/"0"; null is false. */
 /** A flag the schema let through (subscribers.write.schemas.ts `flag`): `fallback` when absent. */
 export const flagValue = (v: FlagT | undefined, fallback: boolean): boolean =>
   v === undefined ? fallback : flagOn(v)
 
+/** A boolean flag as Ajv's coercion reads one: true/false, "true"/"false", 1/0, "1"/"0"; null is false. */
 export function checkFlag(value: unknown, path: string, fallback: boolean, bag: FieldErrorBag): boolean {
   if (value === undefined) return fallback
   if (value === null) return false

@@ -112,6 +112,10 @@ describe('form-encoded request bodies', async () => {
     assert.equal(({} as Record<string, unknown>).polluted, undefined)
     assert.equal(({} as Record<string, unknown>).x, undefined)
     assert.deepEqual(parseFormText('a[__proto__][b]=1&a[c]=2'), { value: { a: { c: '2' } } })
+    // Keys that only name a member of Object.prototype are data, as in JSON: kept, as own properties.
+    assert.deepEqual(parseFormText('a[toString]=1&a[constructor]=2&hasOwnProperty=3'), {
+      value: { a: { toString: '1', constructor: '2' }, hasOwnProperty: '3' },
+    })
   })
 
   it('refuses a body nested too deeply with the 400 of a JSON body', async () => {

@@ -34,16 +34,18 @@ function decodeFormText(text: string): string {
  * from qs's defaults on purpose or pins one that matters:
  */
 const OPTIONS: qs.IParseOptions = {
-  // Keys naming a member of Object.prototype (`__proto__`, `constructor`, `toString`…) are dropped with their
-  // value, so no prototype is reached; plain objects (not null-prototype ones), as JSON.parse gives.
+  // Objects without a prototype, so every key is data: a custom field named `toString` or `constructor` is kept,
+  // as in a JSON body (with ordinary objects, qs drops every key naming a member of Object.prototype, silently).
+  // phpObjects turns them into ordinary objects and drops what the JSON parser drops (`__proto__`, a
+  // `constructor` holding `prototype`). allowPrototypes only applies to ordinary objects; off all the same.
+  plainObjects: true,
   allowPrototypes: false,
-  plainObjects: false,
   // 64 bracket groups make 65 levels (the body is one and holds none), and a key with more throws rather than
   // keep its rest as one literal key: either way the body is refused as a JSON body nested too deeply is, by
   // nestedDeeperThan below, the one rule for both.
   depth: MAX_JSON_DEPTH,
   strictDepth: true,
-  // Every index is kept as an object key, and phpLists makes the lists afterwards. A list qs builds costs its
+  // Every index is kept as an object key, and phpObjects makes the lists afterwards. A list qs builds costs its
   // length at every field merged into it: with a limit of 10,000 (the longest list a body takes, coupon codes),
   // a 3,000-entry subscribe-bulk took 1.3 s to parse and 1.8 MB of fields aimed at index 9,999 took 40 s; so
   // none is built, and parsing stays linear (about 0.2 s for that bulk, against 4 ms as JSON).
@@ -58,20 +60,28 @@ const OPTIONS: qs.IParseOptions = {
   decoder: decodeFormText,
 }
 
+/** Keys a JSON body loses to secure-json-parse (json-text.ts), dropped from a form body alike. */
+const unsafeKey = (key: string, value: unknown) =>
+  key === '__proto__' ||
+  (key === 'constructor' && typeof value === 'object' && value !== null && 'prototype' in value)
+
 /**
- * Side effect: rewrites values in place. Every object whose keys are exactly 0…n-1 becomes the list of its values, as PHP's
- * json_encode writes an array: the same data posted as JSON would be just that. An index list with gaps (after
- * unset() or array_filter()) stays an object of index keys, as json_encode writes it, which the fields that
- * take PHP's lists read as a list (tags, transaction_items, bulk subscriber_data). Recursive: the depth is
- * already checked.
+ * qs's prototype-less objects as the ordinary objects and lists JSON.parse would give for the same data. Every
+ * object whose keys are exactly 0…n-1 becomes the list of its values, as PHP's json_encode writes an array; an
+ * index list with gaps (after unset() or array_filter()) stays an object of index keys, as json_encode writes
+ * it, which the fields that take PHP's lists read as a list (tags, transaction_items, bulk subscriber_data).
+ * Recursive: the depth is already checked.
  */
-function phpLists(value: unknown): unknown {
+function phpObjects(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value
   const o = value as Record<string, unknown>
-  const keys = Object.keys(o)
-  for (const key of keys) o[key] = phpLists(o[key])
+  const keys = Object.keys(o).filter((k) => !unsafeKey(k, o[k]))
   // Index keys come first and in ascending order in any object, so a list's keys are "0", "1"… in place.
-  return keys.length > 0 && keys.every((k, i) => k === String(i)) ? Object.values(o) : o
+  if (keys.length > 0 && keys.every((k, i) => k === String(i))) return keys.map((k) => phpObjects(o[k]))
+  const out: Record<string, unknown> = {}
+  // `__proto__` is gone, so each assignment makes an own property (`toString` included).
+  for (const k of keys) out[k] = phpObjects(o[k])
+  return out
 }
 
 /** The parsed body, or why it is refused (in the words of json-text.ts for the rule both share). */
@@ -85,7 +95,7 @@ export function parseFormText(text: string): { value: unknown } | { error: strin
     throw err
   }
   if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return { error: TOO_DEEP }
-  return { value: phpLists(value) }
+  return { value: phpObjects(value) }
 }
 
 /** Fields in a form body: one per `&`, counted without building anything. */

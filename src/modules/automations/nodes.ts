@@ -3,7 +3,7 @@ import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
 import type { OutboundHttp } from '../../core/net/outbound.js'
 import { listSenders } from '../lists/index.js'
-import { contactMergeVars } from '../messages/index.js'
+import { contactMergeText } from '../messages/index.js'
 import {
   durationMs,
   findPipeline,
@@ -103,13 +103,6 @@ function withoutNodeState(
 
 const passThrough: NodeExecutor = { execute: async (_env, _tx, runs) => each(runs, () => ({ props: {} })) }
 
-const stringVars = (s: Subject): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(contactMergeVars(s)))
-    out[k] = v === null || v === undefined ? '' : String(v)
-  return out
-}
-
 /** The key of the template in a mail node's prepared map (run ids are ≥ 1). */
 const TEMPLATE = 0
 
@@ -155,7 +148,7 @@ const mail: NodeExecutor = {
         email: run.email,
         name: [subject.name, subject.surname].filter(Boolean).join(' '),
         contactId: run.contactId,
-        vars: stringVars(subject),
+        vars: contactMergeText(subject),
       })),
     })
     ready.forEach(({ run }, i) => {

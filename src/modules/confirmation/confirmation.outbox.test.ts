@@ -26,8 +26,9 @@ describe('double opt-in confirmation without SMTP_URL', async () => {
         double_optin: true,
         from_email: 'news@shop.cz',
         from_name: 'Shop',
-        conf_subject: 'Potvrďte odběr',
-        conf_message: '<p>Potvrďte: <a href="*|CONFIRM|*">ano</a></p>',
+        // The person's fields are merge tags here as in any mail (contract §7); they rendered empty before.
+        conf_subject: 'Potvrďte odběr, *|name|*',
+        conf_message: '<p>Milá *|NAME|* {*|surname|*}, potvrďte: <a href="*|CONFIRM|*">ano</a></p>',
       },
     })
     const listId: number = list.body.id
@@ -35,7 +36,8 @@ describe('double opt-in confirmation without SMTP_URL', async () => {
     const mail = await firstOutboxMail(path.join(t.dataDir, 'outbox'))
     assert.deepEqual(mail.from?.value, [{ name: 'Shop', address: 'news@shop.cz' }])
     assert.equal(mail.to && !Array.isArray(mail.to) ? mail.to.value[0]?.address : null, 'eva@example.cz')
-    assert.equal(mail.subject, 'Potvrďte odběr')
+    assert.equal(mail.subject, 'Potvrďte odběr, Jana')
+    assert.match(String(mail.html), /Milá Jana Nováková, potvrďte/)
     const link = confirmPath(String(mail.html))
     assert.equal(confirmPath(mail.text ?? ''), link)
     const res = await t.req('GET', link, { key: null })

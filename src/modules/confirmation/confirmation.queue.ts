@@ -1,6 +1,7 @@
 import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
 import { queueMail, wakeSenders } from '../delivery/index.js'
+import { contactMergeText } from '../messages/index.js'
 import { confirmUrl } from './confirmation.links.js'
 import { composeConfirmationMail } from './confirmation.mail.js'
 import { findUnconfirmedRecipient, type PendingConfirmation } from './confirmation.repo.js'
@@ -12,7 +13,8 @@ const LINK_TAG = '*|CONFIRM_LINK|*'
  * Queues the confirmation mail inside the caller's transaction (a body row and a ledger row, kind
  * `confirmation`): it exists exactly when the unconfirmed subscription commits, and vanishes with it on a
  * rollback. The one sender sends it like all other mail (VERP, open pixel, `send` event); the link is the
- * recipient's merge value, so the body holds none.
+ * recipient's merge value, so the body holds none. The person's fields and custom fields are merge values too:
+ * `conf_subject` and `conf_message` take the merge tags of any mail (contract §7), `*|name|*` included.
  */
 export async function queueConfirmationMail(
   ctx: Pick<AppContext, 'clock' | 'config' | 'linkSecret'>,
@@ -40,7 +42,14 @@ export async function queueConfirmationMail(
       trackClicks: false,
       marketing: false,
     },
-    [{ email: to.address, name: to.name ?? '', contactId: p.contactId, vars: { confirm_link: link } }],
+    [
+      {
+        email: to.address,
+        name: to.name ?? '',
+        contactId: p.contactId,
+        vars: { ...contactMergeText(recipient.contact), confirm_link: link },
+      },
+    ],
     { kind: 'confirmation' },
     ctx.clock.now(),
   )

@@ -3,6 +3,7 @@ import type { Executor } from '../../core/db/client.js'
 import { queryOne } from '../../core/db/sql.js'
 import type { ConfirmationMailInput } from './confirmation.mail.js'
 import type { ConfirmTarget } from './confirmation.links.js'
+import type { ContactForMerge } from '../messages/index.js'
 
 /** Membership statuses (api.md): only an unconfirmed membership is asked for, and moved by, a confirmation. */
 const SUBSCRIBED = 1
@@ -12,27 +13,30 @@ export interface PendingConfirmation extends ConfirmTarget {
   accountId: number
 }
 
-type Recipient = Pick<ConfirmationMailInput, 'list' | 'contact'>
+type Recipient = Pick<ConfirmationMailInput, 'list'> & {
+  /** The person, with every column merge tags can name (contract §7). */
+  contact: ContactForMerge
+}
 
 /** The list and person of a membership that still waits for confirmation; undefined once it does not. */
 export async function findUnconfirmedRecipient(
   ex: Executor,
   p: PendingConfirmation,
 ): Promise<Recipient | undefined> {
-  const row = await queryOne<{
-    list_name: string
-    from_name: string
-    from_email: string
-    reply_to: string
-    conf_subject: string
-    conf_message: string
-    email: string
-    name: string
-    surname: string
-  }>(
+  const row = await queryOne<
+    {
+      list_name: string
+      from_name: string
+      from_email: string
+      reply_to: string
+      conf_subject: string
+      conf_message: string
+    } & ContactForMerge
+  >(
     ex,
     sql`SELECT l.name AS list_name, l.from_name, l.from_email, l.reply_to, l.conf_subject, l.conf_message,
-               c.email, c.name, c.surname
+               c.email, c.name, c.surname, c.gender, c.company, c.city, c.street, c.zip, c.country, c.phone,
+               c.pretitle, c.surtitle, c.birthday, c.nameday, c.custom_fields
         FROM memberships m
         JOIN lists l ON l.id = m.list_id
         JOIN contacts c ON c.id = m.contact_id
@@ -40,16 +44,17 @@ export async function findUnconfirmedRecipient(
           AND l.account_id = ${p.accountId} AND m.status = ${UNCONFIRMED}`,
   )
   if (!row) return undefined
+  const { list_name, from_name, from_email, reply_to, conf_subject, conf_message, ...contact } = row
   return {
     list: {
-      name: row.list_name,
-      fromName: row.from_name,
-      fromEmail: row.from_email,
-      replyTo: row.reply_to,
-      confSubject: row.conf_subject,
-      confMessage: row.conf_message,
+      name: list_name,
+      fromName: from_name,
+      fromEmail: from_email,
+      replyTo: reply_to,
+      confSubject: conf_subject,
+      confMessage: conf_message,
     },
-    contact: { email: row.email, name: row.name, surname: row.surname },
+    contact,
   }
 }
 

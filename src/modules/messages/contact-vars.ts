@@ -52,3 +52,11 @@ export function contactMergeVars(c: ContactForMerge): Record<string, MergeValue>
   vars.nameday = c.nameday ?? ''
   return vars
 }
+
+/** contactMergeVars as text, as a body row's per-recipient `vars` hold them (absent values empty). */
+export function contactMergeText(c: ContactForMerge): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(contactMergeVars(c)))
+    out[k] = v === null || v === undefined ? '' : String(v)
+  return out
+}

@@ -14,4 +14,4 @@ export {
   type TrackedMessage,
 } from './messages.repo.js'
 export { composeMessage, type ComposedMessage, type MessageContent } from '../../core/mail/compose-message.js'
-export { contactMergeVars, type ContactForMerge } from './contact-vars.js'
+export { contactMergeText, contactMergeVars, type ContactForMerge } from './contact-vars.js'

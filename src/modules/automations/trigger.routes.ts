@@ -20,7 +20,8 @@ export function triggerRoutes(app: ApiApp, ctx: AppContext): void {
         operationId: 'triggerPipeline',
         summary: 'Run an automation for a subscriber',
         description:
-          'The address must be subscribed to the automation\'s list (else 404 `{"errors":[..]}`); an unknown ' +
+          'The address must be subscribed to the automation\'s list (else 404 `{"errors":[..]}`; a malformed ' +
+          'one 422); an unknown ' +
           'automation answers 404 `{message}`. With re-entry `once`, a subscriber the automation already ran ' +
           "for starts nothing and the answer carries the earlier run's `trigger_id`.",
         params: IdParams,

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../core/context.js'
-import { normalizeEmail } from '../../core/http/email.js'
-import { notFound, subscriberNotInList } from '../../core/http/errors.js'
+import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
+import { fieldError, notFound, subscriberNotInList } from '../../core/http/errors.js'
 import { findPipeline } from '../pipelines/index.js'
 import { startRun } from './run-start.js'
 import { retriedTransaction } from '../../core/db/retry.js'
@@ -15,10 +15,13 @@ export function createTriggerService(ctx: Ctx) {
      * and answers the earlier run's id, so retrying the call is harmless. A paused pipeline's run waits.
      */
     async trigger(accountId: number, pipelineId: number, email: string) {
+      const address = normalizeEmail(email)
+      // A malformed address is a bad request (422, as every other email field), not an unknown subscriber.
+      if (!isValidEmail(address)) throw fieldError('email', 'The email must be a valid email address.')
       const pipeline = await findPipeline(ctx.db, accountId, pipelineId)
       if (!pipeline) throw notFound('Automation not found')
       const outcome = await retriedTransaction(ctx.db, (tx) =>
-        startRun(tx, pipeline, normalizeEmail(email), 'api', ctx.clock.now()),
+        startRun(tx, pipeline, address, 'api', ctx.clock.now()),
       )
       // A call of the API starts no chain of runs (run-chain.ts), so the only run not started is a non-member's.
       if (!('runId' in outcome)) throw subscriberNotInList()

@@ -190,9 +190,14 @@ export async function changeEmail(ex: Executor, contactId: number, email: string
 
 /**
  * Sets the membership to unsubscribed. Idempotent: a membership already at 2 keeps its unsubscribed_at.
- * Side effect: the membership row is written.
+ * Side effect: the membership row is written. Undefined when the row is gone: its list was deleted after
+ * findMember found it (the delete's cascade takes no lock on the contact that findMember holds).
  */
-export async function unsubscribeMembership(ex: Executor, id: number, now: Date): Promise<MembershipRow> {
+export async function unsubscribeMembership(
+  ex: Executor,
+  id: number,
+  now: Date,
+): Promise<MembershipRow | undefined> {
   const [row] = await ex
     .update(memberships)
     .set({
@@ -203,5 +208,5 @@ export async function unsubscribeMembership(ex: Executor, id: number, now: Date)
     })
     .where(eq(memberships.id, id))
     .returning()
-  return row!
+  return row
 }

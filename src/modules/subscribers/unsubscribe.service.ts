@@ -1,5 +1,5 @@
 import type { AppContext } from '../../core/context.js'
-import { FieldErrorBag, subscriberNotInList } from '../../core/http/errors.js'
+import { FieldErrorBag, notFound, subscriberNotInList } from '../../core/http/errors.js'
 import { requireList } from '../lists/index.js'
 import { checkEmail, validOrThrow } from './subscriber-fields.validation.js'
 import { toUnsubscribeReply } from './subscribers.schemas.js'
@@ -20,6 +20,8 @@ export function createUnsubscribeService(ctx: Ctx) {
         const member = await repo.findMember(tx, accountId, listId, email, true)
         if (!member) throw subscriberNotInList()
         const membership = await repo.unsubscribeMembership(tx, member.membership.id, now)
+        // Only a list deleted meanwhile takes the membership away while the contact is locked.
+        if (!membership) throw notFound('List not found')
         return toUnsubscribeReply(member.contact, membership)
       })
     },

@@ -36,6 +36,15 @@ export async function startServer(
       app = await buildApp(ctx)
       url = await app.listen({ port: config.port, host: config.host })
     }
+    // Mail's links are made from PUBLIC_URL, by workers and API processes alike: one process trying it out
+    // (ROLE=all, mail to the outbox) may do without, real sending or several processes may not. Logged before
+    // the start line, which tells a watcher the start is done.
+    if (!config.publicUrlGiven && (config.smtpUrl || config.role !== 'all'))
+      ctx.log.warn(
+        { publicUrl: config.publicUrl },
+        'PUBLIC_URL is not set: links in mail lead to this localhost address; set it to the address ' +
+          'recipients reach, the same on every process',
+      )
     ctx.log.info({ role: config.role, url, database: ctx.dbHandle.kind }, 'tidings started')
     let stopping: Promise<void> | undefined
     return {

@@ -18,6 +18,8 @@ export interface Config {
   dbPreparedStatements: boolean
   smtpUrl: string | undefined
   publicUrl: string
+  /** PUBLIC_URL was set; otherwise publicUrl is this process's own localhost address (server.ts warns). */
+  publicUrlGiven: boolean
   mailFrom: string
   bounceSmtpPort: number | undefined
   dnsServers: string[]
@@ -168,6 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbPreparedStatements: flag(env, 'DB_PREPARED_STATEMENTS', true),
     smtpUrl,
     publicUrl,
+    publicUrlGiven: nonEmpty(env, 'PUBLIC_URL') !== undefined,
     mailFrom: nonEmpty(env, 'MAIL_FROM') ?? `no-reply@${new URL(publicUrl).hostname}`,
     bounceSmtpPort: optionalPort(env, 'BOUNCE_SMTP_PORT'),
     dnsServers: dnsServers(env),

@@ -189,6 +189,8 @@ describe('ROLE', async () => {
       assert.equal(server.started.role, 'worker')
       assert.equal(server.url, undefined)
       assert.equal(await isListening(port), false)
+      // A worker writes mail's links: without PUBLIC_URL they would lead to its own localhost.
+      assert.match(server.stdout(), /PUBLIC_URL is not set/)
     } finally {
       await stopped(server)
     }
@@ -196,8 +198,15 @@ describe('ROLE', async () => {
 
   it('ROLE=api listens', async () => {
     const port = await freePort()
-    const server = await startServerProcess({ ...env, ROLE: 'api', PORT: String(port) })
+    const publicUrl = `http://127.0.0.1:${port}`
+    const server = await startServerProcess({
+      ...env,
+      ROLE: 'api',
+      PORT: String(port),
+      PUBLIC_URL: publicUrl,
+    })
     try {
+      assert.doesNotMatch(server.stdout(), /PUBLIC_URL is not set/)
       assert.equal(server.started.role, 'api')
       assert.equal(server.url, `http://127.0.0.1:${port}`)
       assert.equal(await isListening(port), true)

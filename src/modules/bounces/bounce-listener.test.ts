@@ -76,6 +76,28 @@ describe('bounce listener', async () => {
     assert.match(evs[0]!.msg ?? '', /5\.1\.1/)
   })
 
+  it('a report repeated about the same message changes nothing more, nor undoes a re-subscription', async () => {
+    const bounced = await sentTo('twice.bounced@example.org')
+    const complained = await sentTo('twice.complained@example.org')
+    await send(bounced.verp, fixture('postfix-user-unknown.eml'))
+    await send(complained.verp, fixture('arf-yahoo-abuse.eml'))
+    // The person is taken back (as resubscribe does), then the relay sends the same report again.
+    for (const { contact } of [bounced, complained]) {
+      await t.ctx.db.update(contacts).set({ suppressed: null }).where(eq(contacts.id, contact.id))
+      await t.ctx.db.update(memberships).set({ status: 1 }).where(eq(memberships.contactId, contact.id))
+    }
+    await send(bounced.verp, fixture('postfix-user-unknown.eml'))
+    await send(complained.verp, fixture('arf-yahoo-abuse.eml'))
+    for (const { contact, message } of [bounced, complained]) {
+      assert.equal(await statusIn(contact.id), 1, contact.email)
+      const [c] = await t.ctx.db.select().from(contacts).where(eq(contacts.id, contact.id))
+      assert.equal(c!.suppressed, null, contact.email)
+      assert.equal((await eventsOf(message.id)).length, 1, contact.email)
+    }
+    const [c] = await t.ctx.db.select().from(contacts).where(eq(contacts.id, bounced.contact.id))
+    assert.equal(c!.bouncedHard, 1)
+  })
+
   it('a delayed DSN is a warning: no bounce is counted and the subscriber stays', async () => {
     const { contact, message, verp } = await sentTo('petra.vesela@example.net')
     await send(verp, fixture('postfix-delayed.eml'))

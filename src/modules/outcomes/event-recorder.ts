@@ -136,7 +136,7 @@ export function createEventRecorder(ctx: Ctx) {
     },
 
     /**
-     * A hard bounce is written once per message, a soft one every time (each is a delivery attempt), but each
+     * A hard bounce is written (and suppresses) once per message, a soft one every time (each is a delivery attempt), but each
      * kind counts a message once and `bounce` counts it once whichever came first. A message the relay itself
      * refused (status 2, marked before this call) was never injected: its bounce is logged and suppresses the
      * address, but stays out of the counters, so `delivery` = inject − bounce never counts what was not sent.
@@ -152,9 +152,12 @@ export function createEventRecorder(ctx: Ctx) {
       const at = now()
       const stamp = await reachMilestone(ex, m.id, kind === 'hard' ? 'bounced_at' : 'soft_bounced_at', at)
       if (kind === 'hard') {
-        await applyHardBounce(ex, m.accountId, m.email, diagnostic, at)
-        if (stamp?.first !== false)
+        // A report about a message already hard-bounced (a relay's retransmission) changes nothing: it would
+        // count the person's bounces again and suppress again someone re-subscribed since, with no event to show.
+        if (stamp?.first !== false) {
+          await applyHardBounce(ex, m.accountId, m.email, diagnostic, at)
           await insertEvent(ex, { ...about(m), event: 'hard_bounce', msg: diagnostic, occurredAt: at })
+        }
       } else {
         await applySoftBounce(ex, m.accountId, m.email, diagnostic, at)
         await insertEvent(ex, { ...about(m), event: 'soft_bounce', msg: diagnostic, occurredAt: at })
@@ -170,8 +173,9 @@ export function createEventRecorder(ctx: Ctx) {
     async complained(ex: Executor, m: MessageRef, feedbackType: string | null): Promise<void> {
       const at = now()
       const hit = await reachMilestone(ex, m.id, 'complained_at', at)
-      await applyComplaint(ex, m.accountId, m.email, at)
+      // As for hard bounces: a repeated report about the same message changes nothing.
       if (hit?.first !== false) {
+        await applyComplaint(ex, m.accountId, m.email, at)
         await insertEvent(ex, { ...about(m), event: 'spam_complaint', msg: feedbackType, occurredAt: at })
       }
       if (hit?.first) await count(ex, m, { spam: 1 })

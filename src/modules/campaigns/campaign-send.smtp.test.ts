@@ -217,4 +217,41 @@ describe('campaign sent over SMTP by the worker', async () => {
       assert.equal(alias.status, 404, path)
     }
   })
+  it("sends a person who unsubscribes through the page on to the list's unsub_page; one-click stays", async () => {
+    // The first of the campaign's lists with an http(s) page: listA's is none.
+    for (const [list, page] of [
+      [listA, 'no page'],
+      [listB, 'https://shop.example/bye'],
+    ] as const)
+      assert.equal((await t.req('PUT', `/lists/${list}`, { body: { unsub_page: page } })).status, 200)
+    const unsubPath = (email: string) => {
+      const m = sink.messages.find((x) => x.envelopeTo.includes(email))!
+      return new URL(/<([^>]+\/u\/[^>]+)>/.exec(header(m, 'List-Unsubscribe'))![1]!).pathname
+    }
+    const form = { 'content-type': 'application/x-www-form-urlencoded' }
+    // A mail client's one-click is answered in place, whatever the list's page.
+    const oneClick = await t.req('POST', unsubPath('both@example.cz'), {
+      headers: form,
+      body: 'List-Unsubscribe=One-Click',
+    })
+    assert.equal(oneClick.status, 200)
+    const path = unsubPath('brno@example.cz')
+    const page = await t.req('GET', path)
+    assert.equal(page.status, 200)
+    assert.match(page.text, /name="from" value="page"/)
+    // The browser may follow the form's answer to the page's origin.
+    assert.match(
+      String(page.headers['content-security-policy']),
+      /form-action 'self' https:\/\/shop\.example;/,
+    )
+    const pressed = await t.req('POST', path, { headers: form, body: 'List-Unsubscribe=One-Click&from=page' })
+    assert.equal(pressed.status, 303)
+    assert.equal(pressed.headers.location, 'https://shop.example/bye')
+    const member = await queryRows<{ status: number }>(
+      t.ctx.db,
+      sql`SELECT m.status FROM memberships m JOIN contacts c ON c.id = m.contact_id
+          WHERE c.email = 'brno@example.cz' AND m.list_id = ${listB}`,
+    )
+    assert.equal(member[0]?.status, 2)
+  })
 })

@@ -1,4 +1,4 @@
-export { listSenders, ownListIds } from './lists.repo.js'
+export { findUnsubscribePage, listSenders, ownListIds } from './lists.repo.js'
 export { requireList } from './lists.service.js'
 export type { ListRow } from './lists.schemas.js'
 export { lists } from './lists.table.js'

@@ -101,3 +101,33 @@ export async function countByStatus(ex: Executor, listId: number): Promise<ListC
     unconfirmed: by(6)?.n ?? 0,
   }
 }
+
+/**
+ * The page a person goes to after unsubscribing through the unsubscribe page: the `unsub_page` of the first of
+ * these lists (in the order given) that has an http(s) one; null when none does.
+ */
+export async function findUnsubscribePage(
+  ex: Executor,
+  accountId: number,
+  listIds: readonly number[],
+): Promise<string | null> {
+  if (listIds.length === 0) return null
+  const rows = await ex
+    .select({ id: lists.id, page: lists.unsubPage })
+    .from(lists)
+    .where(and(eq(lists.accountId, accountId), inArray(lists.id, [...listIds])))
+  const pages = new Map(rows.map((r) => [r.id, r.page.trim()]))
+  for (const id of listIds) {
+    const page = pages.get(id)
+    if (page && isHttpUrl(page)) return page
+  }
+  return null
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    return /^https?:$/.test(new URL(value).protocol)
+  } catch {
+    return false
+  }
+}

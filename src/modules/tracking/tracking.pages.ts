@@ -26,7 +26,8 @@ ${body}
 
 /**
  * The page an unsubscribe link opens. Opening it changes nothing (link scanners open every link); the button
- * posts the same one-click body a mail client sends. The form has no action, so it posts to the URL the page
+ * posts the same one-click body a mail client sends, and `from=page`, which only a person pressing it sends (a
+ * list's unsub_page is where that person goes next). The form has no action, so it posts to the URL the page
  * was served from, whatever prefix PUBLIC_URL carries.
  */
 export function unsubscribeFormPage(email: string): string {
@@ -36,6 +37,7 @@ export function unsubscribeFormPage(email: string): string {
 <p>The address <strong>${escapeHtml(email)}</strong> will receive no more of this mail.</p>
 <form method="post">
 <input type="hidden" name="List-Unsubscribe" value="One-Click">
+<input type="hidden" name="from" value="page">
 <button type="submit">Unsubscribe</button>
 </form>`,
   )

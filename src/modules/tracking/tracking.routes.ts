@@ -18,10 +18,21 @@ const html = (description: string) => ({
 /** A one-click body is a few dozen bytes; nothing larger is read. */
 const FORM_BODY_LIMIT = 16 * 1024
 const ONE_CLICK_BODY = Type.Object(
-  { 'List-Unsubscribe': Type.Optional(Type.String({ maxLength: 100 })) },
+  {
+    'List-Unsubscribe': Type.Optional(Type.String({ maxLength: 100 })),
+    from: Type.Optional(
+      Type.String({ maxLength: 100, description: "`page`: the unsubscribe page's own button (a person)" }),
+    ),
+  },
   { description: 'RFC 8058: `List-Unsubscribe=One-Click`, or empty; the token alone decides' },
 )
-const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+/**
+ * The unsubscribe pages' policy. The page's form posts to this origin, which then sends the person on to the
+ * list's unsub_page when it has one: browsers apply form-action to that redirect too, so its origin is allowed.
+ */
+const pageCsp = (next: string | null = null) =>
+  `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${next ? ` ${new URL(next).origin}` : ''}; ` +
+  "frame-ancestors 'none'"
 
 /**
  * Fastify answers HEAD through the GET handlers. HEAD is safe (RFC 9110 §9.2.1) and comes from link scanners
@@ -108,9 +119,9 @@ export function trackingRoutes(app: ApiApp, ctx: AppContext, sources: MessageSou
       },
     },
     async (req, reply) => {
-      const { email } = await tracking.unsubscribeTarget(req.params.token)
+      const { email, page } = await tracking.unsubscribeTarget(req.params.token)
       return noStore(reply)
-        .header('content-security-policy', PAGE_CSP)
+        .header('content-security-policy', pageCsp(page))
         .type('text/html; charset=utf-8')
         .send(unsubscribeFormPage(email))
     },
@@ -123,12 +134,18 @@ export function trackingRoutes(app: ApiApp, ctx: AppContext, sources: MessageSou
       schema: {
         operationId: 'unsubscribeOneClick',
         tags,
-        summary: 'One-click unsubscribe (RFC 8058); idempotent, never redirects',
+        summary:
+          "One-click unsubscribe (RFC 8058); idempotent. Only the page's own button (`from=page`) is redirected " +
+          "(303) to the list's `unsub_page`, when it has one",
         security: [],
         consumes: ['application/x-www-form-urlencoded', 'multipart/form-data'],
         params,
         body: ONE_CLICK_BODY,
-        response: { 200: html('Confirmation page'), 404: MessageError },
+        response: {
+          200: html('Confirmation page'),
+          303: { description: "After the page's button: to the list's unsub_page", type: 'null' },
+          404: MessageError,
+        },
       },
       // A POST without any body is a valid one-click too: give the validator the empty form it stands for.
       preValidation: async (req) => {
@@ -136,9 +153,10 @@ export function trackingRoutes(app: ApiApp, ctx: AppContext, sources: MessageSou
       },
     },
     async (req, reply) => {
-      await tracking.unsubscribe(req.params.token)
+      const { page } = await tracking.unsubscribe(req.params.token, req.body.from === 'page')
+      if (page) return noStore(reply).redirect(locationHeader(page), 303)
       return noStore(reply)
-        .header('content-security-policy', PAGE_CSP)
+        .header('content-security-policy', pageCsp())
         .type('text/html; charset=utf-8')
         .send(UNSUBSCRIBED_PAGE_HTML)
     },

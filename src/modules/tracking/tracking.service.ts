@@ -1,7 +1,8 @@
 import type { AppContext } from '../../core/context.js'
 import { notFound } from '../../core/http/errors.js'
 import { createEventRecorder } from '../outcomes/index.js'
-import { findMessage, findTrackedMessage } from '../messages/index.js'
+import { findUnsubscribePage } from '../lists/index.js'
+import { findMessage, findTrackedMessage, type TrackedMessage } from '../messages/index.js'
 import type { MessageSources } from './tracking.sources.js'
 import { readClickToken, readMessageToken } from './tracking.links.js'
 
@@ -25,6 +26,16 @@ export function createTrackingService(ctx: Ctx, sources: MessageSources) {
     const message = id === null ? undefined : await find(id)
     if (!message) throw notFound()
     return message
+  }
+
+  /**
+   * Where the unsubscribe page's own button sends the person once done (api.md: the list's `unsub_page`,
+   * "redirect after unsubscribing"): the first list the link leaves that has one; null when none does (mail
+   * of no list, such as transactional, leaves every list and has none).
+   */
+  async function unsubscribePage(message: TrackedMessage): Promise<string | null> {
+    const lists = await sources.lists(message)
+    return lists ? findUnsubscribePage(ctx.db, message.accountId, lists) : null
   }
 
   return {
@@ -51,16 +62,22 @@ export function createTrackingService(ctx: Ctx, sources: MessageSources) {
       return url
     },
 
-    /** The address an unsubscribe link stands for, for its confirmation page. */
-    async unsubscribeTarget(token: string): Promise<{ email: string }> {
+    /** The address an unsubscribe link stands for, for its page, and where the page's button leads after. */
+    async unsubscribeTarget(token: string): Promise<{ email: string; page: string | null }> {
       const message = await messageOf('unsub', token, (id) => findTrackedMessage(ctx.dbHandle, id))
-      return { email: message.email }
+      return { email: message.email, page: await unsubscribePage(message) }
     },
 
-    /** RFC 8058 one-click (and the page's button); repeating it changes nothing and writes no second event. */
-    async unsubscribe(token: string): Promise<void> {
+    /**
+     * RFC 8058 one-click (and the page's button); repeating it changes nothing and writes no second event.
+     * `fromPage`: the person pressed the page's button, and is told where to go next (unsubscribePage).
+     */
+    async unsubscribe(token: string, fromPage = false): Promise<{ page: string | null }> {
       const id = readMessageToken(ctx, 'unsub', token)
       if (id === null || !(await recorder.unsubscribed(id, sources.lists))) throw notFound()
+      if (!fromPage) return { page: null }
+      const message = await findTrackedMessage(ctx.dbHandle, id)
+      return { page: message ? await unsubscribePage(message) : null }
     },
 
     async webVersion(token: string): Promise<string> {

@@ -76,4 +76,28 @@ describe('the automation engine when PostgreSQL aborts its work to break a deadl
       ['b@x.cz ended'],
     )
   })
+
+  it(
+    'a tag node locks its contacts in address order, as bulk imports do: no deadlock with them',
+    { skip: needsSecondConnection },
+    async () => {
+      // The later address gets the lower id, so that id order and address order differ.
+      await subscribe(t, listId, 'zz@x.cz')
+      await subscribe(t, listId, 'aa@x.cz')
+      await runAutomations(t.ctx)
+      clock.advance(DAY + 1000)
+      await withSecondConnection(t, async ({ other, untilLockWait }) => {
+        // An import in address order holds the first address; the node waits for it holding no contact…
+        await other.query('BEGIN')
+        await other.query(`SELECT 1 FROM contacts WHERE email = 'aa@x.cz' FOR NO KEY UPDATE`)
+        const engine = runAutomations(t.ctx)
+        await untilLockWait()
+        // …so the import takes the next one at once (it was the node's, in id order, and the two deadlocked).
+        await other.query(`SELECT 1 FROM contacts WHERE email = 'zz@x.cz' FOR NO KEY UPDATE NOWAIT`)
+        await other.query('COMMIT')
+        await engine
+      })
+      for (const email of ['aa@x.cz', 'zz@x.cz']) assert.deepEqual(await tagsOf(t, email), ['hot'], email)
+    },
+  )
 })

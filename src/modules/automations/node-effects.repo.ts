@@ -15,6 +15,15 @@ const signalChainSql = (contactId: SQL, chains: Record<string, number>): SQL =>
 const idsOf = (ids: readonly number[]): SQL =>
   sql`(SELECT (jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))::int)`
 
+/**
+ * A `locked` CTE: the contacts of `ids` row-locked in address order before a node writes them. The bulk
+ * subscriber writes lock theirs in that order (inLockOrder, bulk-batch.repo.ts); a node's UPDATE alone locked in
+ * its plan's order, and deadlocked with them four tries in a row under load (npm run race, RACE_FILL=60000).
+ */
+const lockedInAddressOrder = (ids: readonly number[]): SQL =>
+  sql`locked AS MATERIALIZED (
+        SELECT id FROM contacts WHERE id IN ${idsOf(ids)} ORDER BY email COLLATE "C" FOR NO KEY UPDATE)`
+
 export interface Subject extends ContactForMerge {
   contactId: number
   /** Status in the pipeline's list (null: not a member). */
@@ -56,9 +65,10 @@ export async function addTag(
 ) {
   const rows = await queryRows<{ id: number }>(
     ex,
-    sql`WITH u AS (
+    sql`WITH ${lockedInAddressOrder(contactIds)},
+        u AS (
           UPDATE contacts SET tags = array_append(tags, ${tag}::text), updated_at = ${ts(now)}
-          WHERE id IN ${idsOf(contactIds)} AND NOT (${tag}::text = ANY(tags))
+          WHERE id IN (SELECT id FROM locked) AND NOT (${tag}::text = ANY(tags))
           RETURNING id, account_id, email),
         s AS (
           INSERT INTO signals (account_id, kind, email, payload, created_at)
@@ -74,8 +84,9 @@ export async function addTag(
 /** Side effect: removes `tag` from the contacts. */
 export async function removeTag(ex: Executor, contactIds: readonly number[], tag: string, now: Date) {
   await ex.execute(
-    sql`UPDATE contacts SET tags = array_remove(tags, ${tag}::text), updated_at = ${ts(now)}
-        WHERE id IN ${idsOf(contactIds)} AND ${tag}::text = ANY(tags)`,
+    sql`WITH ${lockedInAddressOrder(contactIds)}
+        UPDATE contacts SET tags = array_remove(tags, ${tag}::text), updated_at = ${ts(now)}
+        WHERE id IN (SELECT id FROM locked) AND ${tag}::text = ANY(tags)`,
   )
 }
 
@@ -168,7 +179,10 @@ export async function editFields(
   }
   if (Object.keys(custom).length)
     sets.push(sql`custom_fields = custom_fields || ${JSON.stringify(custom)}::jsonb`)
-  await ex.execute(sql`UPDATE contacts SET ${sql.join(sets, sql`, `)} WHERE id IN ${idsOf(contactIds)}`)
+  await ex.execute(
+    sql`WITH ${lockedInAddressOrder(contactIds)}
+        UPDATE contacts SET ${sql.join(sets, sql`, `)} WHERE id IN (SELECT id FROM locked)`,
+  )
 }
 
 export interface PendingSignal {

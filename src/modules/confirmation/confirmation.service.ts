@@ -1,5 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import { notFound } from '../../core/http/errors.js'
+import { redirectTarget } from '../../core/http/redirect-target.js'
 import { readConfirmToken } from './confirmation.links.js'
 import * as repo from './confirmation.repo.js'
 import { emitSignal } from '../signals/index.js'
@@ -40,16 +41,5 @@ export function createConfirmationService(ctx: Ctx) {
       if (confirmed) ctx.log.info({ listId: target.listId }, 'subscription confirmed')
       return { confirmed, redirectTo: redirectTarget(await repo.findConfirmedPage(ctx.db, target.listId)) }
     },
-  }
-}
-
-/** Only absolute http(s) URLs become a Location; `href` also drops any CR/LF the stored text may hold. */
-function redirectTarget(page: string | undefined): string | null {
-  if (!page?.trim()) return null
-  try {
-    const url = new URL(page.trim())
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null
-  } catch {
-    return null
   }
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryRows } from '../../core/db/sql.js'
+import { redirectTarget } from '../../core/http/redirect-target.js'
 import { lists } from './lists.table.js'
 import type { ListCountsT, ListRow } from './lists.schemas.js'
 
@@ -116,18 +117,10 @@ export async function findUnsubscribePage(
     .select({ id: lists.id, page: lists.unsubPage })
     .from(lists)
     .where(and(eq(lists.accountId, accountId), inArray(lists.id, [...listIds])))
-  const pages = new Map(rows.map((r) => [r.id, r.page.trim()]))
+  const pages = new Map(rows.map((r) => [r.id, r.page]))
   for (const id of listIds) {
-    const page = pages.get(id)
-    if (page && isHttpUrl(page)) return page
+    const target = redirectTarget(pages.get(id))
+    if (target) return target
   }
   return null
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    return /^https?:$/.test(new URL(value).protocol)
-  } catch {
-    return false
-  }
 }

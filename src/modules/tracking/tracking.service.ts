@@ -33,10 +33,8 @@ export function createTrackingService(ctx: Ctx, sources: MessageSources) {
    * "redirect after unsubscribing"): the first list the link leaves that has one; null when none does (mail
    * of no list, such as transactional, leaves every list and has none).
    */
-  async function unsubscribePage(message: TrackedMessage): Promise<string | null> {
-    const lists = await sources.lists(message)
-    return lists ? findUnsubscribePage(ctx.db, message.accountId, lists) : null
-  }
+  const unsubscribePage = (message: TrackedMessage, lists: number[] | null): Promise<string | null> =>
+    lists ? findUnsubscribePage(ctx.db, message.accountId, lists) : Promise.resolve(null)
 
   return {
     /**
@@ -65,7 +63,7 @@ export function createTrackingService(ctx: Ctx, sources: MessageSources) {
     /** The address an unsubscribe link stands for, for its page, and where the page's button leads after. */
     async unsubscribeTarget(token: string): Promise<{ email: string; page: string | null }> {
       const message = await messageOf('unsub', token, (id) => findTrackedMessage(ctx.dbHandle, id))
-      return { email: message.email, page: await unsubscribePage(message) }
+      return { email: message.email, page: await unsubscribePage(message, await sources.lists(message)) }
     },
 
     /**
@@ -74,10 +72,14 @@ export function createTrackingService(ctx: Ctx, sources: MessageSources) {
      */
     async unsubscribe(token: string, fromPage = false): Promise<{ page: string | null }> {
       const id = readMessageToken(ctx, 'unsub', token)
-      if (id === null || !(await recorder.unsubscribed(id, sources.lists))) throw notFound()
-      if (!fromPage) return { page: null }
-      const message = await findTrackedMessage(ctx.dbHandle, id)
-      return { page: message ? await unsubscribePage(message) : null }
+      // The message and lists the recorder looked up, kept for the page rather than looked up again.
+      let left: { message: TrackedMessage; lists: number[] | null } | undefined
+      const listsOf = async (message: TrackedMessage) => {
+        left = { message, lists: await sources.lists(message) }
+        return left.lists
+      }
+      if (id === null || !(await recorder.unsubscribed(id, listsOf))) throw notFound()
+      return { page: fromPage && left ? await unsubscribePage(left.message, left.lists) : null }
     },
 
     async webVersion(token: string): Promise<string> {

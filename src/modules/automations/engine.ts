@@ -35,6 +35,7 @@ import {
   type LogEntry,
   type RunMove,
 } from './runs.repo.js'
+import { createGoalWatch } from './goal-watch.js'
 import { consumeSignals, createDateScanner } from './triggers.js'
 
 export interface EngineOptions {
@@ -74,6 +75,17 @@ function goalMetElsewhere(r: ClaimedRun, shared: BranchGoals[]): boolean {
   return shared.some((b) => b.root === r.rootId && b.id !== r.id && b.met.some((g) => !passed.includes(g)))
 }
 
+/**
+ * When the goal watch made the run due early (goal-watch.ts), the time it was due before (epoch ms), taken out
+ * of its state: the run carries it no further than this execution.
+ */
+function takeWokenFrom(r: ClaimedRun): number | undefined {
+  const { wokenFrom, ...rest } = r.state
+  if (wokenFrom === undefined) return undefined
+  r.state = rest
+  return Number(wokenFrom)
+}
+
 /** Why a run stops or ends without its node executing. */
 type Cut = { stop: string } | { end: string }
 
@@ -92,6 +104,7 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
   // customers' URLs reaching private addresses is not for it (it refused a gateway on 127.0.0.1).
   const operatorHttp = opts.http ?? createOutboundHttp({ allowPrivateNetwork: true })
   const scanDates = createDateScanner(ctx)
+  const watchGoals = createGoalWatch(ctx)
   let stopped = false
   let timer: NodeJS.Timeout | undefined
   let current: Promise<unknown> = Promise.resolve()
@@ -199,6 +212,11 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
       ...new Set(runs.flatMap((r) => (r.contactId ? [r.contactId] : []))),
     ])
     const eligible: ClaimedRun[] = []
+    const wokenAt = new Map<number, number>()
+    for (const r of runs) {
+      const woken = takeWokenFrom(r)
+      if (woken !== undefined) wokenAt.set(r.id, woken)
+    }
     for (const r of runs) {
       if (pipeline.deletedAt) stopOrEnd(r, nodeId, { stop: 'pipeline deleted' }, r.pipelineVersion, {})
       else if (!node)
@@ -226,7 +244,21 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
     }
     const goalOf = node ? await goalJumps(pipeline, node, open, now) : new Map<number, string>()
     const jumpers = open.filter((r) => goalOf.has(r.id))
-    live.push(...open.filter((r) => !goalOf.has(r.id)))
+    for (const r of open) {
+      if (goalOf.has(r.id)) continue
+      // Woken for a goal it no longer meets (it changed since the sweep): back to its wait, as if never woken.
+      if ((wokenAt.get(r.id) ?? 0) > now.getTime())
+        moves.push({
+          id: r.id,
+          nodeId: r.nodeId,
+          dueAt: new Date(wokenAt.get(r.id)!),
+          status: 'active',
+          state: r.state,
+          version: pipeline.version,
+          endReason: null,
+        })
+      else live.push(r)
+    }
     let outcomes = new Map<number, Outcome>()
     let prepared: Prepared = new Map()
     const executor = node ? EXECUTORS[node.type] : undefined
@@ -403,6 +435,7 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
       // drain the outbox first: runs it starts are due now
     }
     await scanDates()
+    await watchGoals()
     for (let i = 0; i < maxRounds; i++) {
       const n = await round()
       total += n

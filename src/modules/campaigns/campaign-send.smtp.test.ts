@@ -186,6 +186,30 @@ describe('campaign sent over SMTP by the worker', async () => {
     assert.equal(copied.headers.location, 'https://shop.example/me?e=qa@example.cz&n=')
   })
 
+  it("a test copy's unsubscribe shows the page and unsubscribes its recipient from no list", async () => {
+    const before = sink.messages.length
+    const res = await t.req('POST', `/campaigns/${campaignId}/test`, {
+      body: { emails: ['ostrava@example.cz'] },
+    })
+    assert.equal(res.status, 200, res.text)
+    const copy = (await sink.waitFor(before + 1))[before]!
+    const unsub = /<([^>]+\/u\/[^>]+)>/.exec(header(copy, 'List-Unsubscribe'))![1]!
+    const one = await t.req('POST', new URL(unsub).pathname, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    })
+    assert.equal(one.status, 200)
+    const member = await queryRows<{ status: number }>(
+      t.ctx.db,
+      sql`SELECT m.status FROM memberships m JOIN contacts c ON c.id = m.contact_id
+          WHERE c.email = 'ostrava@example.cz' AND m.list_id = ${listB}`,
+    )
+    assert.deepEqual(
+      member.map((m) => m.status),
+      [1],
+    )
+  })
+
   it('refuses to send a sent campaign again; 404 to another account and unknown ids, 422 to bad ids, 401 without key', async () => {
     const again = await t.req('POST', `/campaigns/${campaignId}/send`)
     assert.equal(again.status, 422)

@@ -16,13 +16,14 @@ export async function insertMessages(ex: Executor, rows: NewMessage[]): Promise<
  */
 export type TrackedMessage = Pick<
   MessageRow,
-  'id' | 'accountId' | 'campaignId' | 'pipelineId' | 'actionId' | 'contactId' | 'email' | 'links'
+  'id' | 'accountId' | 'kind' | 'campaignId' | 'pipelineId' | 'actionId' | 'contactId' | 'email' | 'links'
 >
 
 /** A message's tracked columns as SQL returns them (snake_case, bigint id possibly as text). */
 interface TrackedRow {
   id: string | number
   account_id: number
+  kind: MessageRow['kind']
   campaign_id: number
   pipeline_id: number | null
   action_id: string | null
@@ -34,6 +35,7 @@ interface TrackedRow {
 const toTracked = (row: TrackedRow): TrackedMessage => ({
   id: Number(row.id),
   accountId: row.account_id,
+  kind: row.kind,
   campaignId: row.campaign_id,
   pipelineId: row.pipeline_id,
   actionId: row.action_id,
@@ -53,7 +55,7 @@ export async function findTrackedMessages(
 ): Promise<(TrackedMessage | undefined)[]> {
   const rows = await queryPrepared<TrackedRow>(
     handle,
-    sql`SELECT id, account_id, campaign_id, pipeline_id, action_id, contact_id, email, links
+    sql`SELECT id, account_id, kind, campaign_id, pipeline_id, action_id, contact_id, email, links
         FROM messages WHERE id = ANY(${`{${ids.join(',')}}`}::bigint[])`,
   )
   const byId = new Map(rows.map((row) => [Number(row.id), toTracked(row)]))
@@ -125,7 +127,7 @@ function milestoneCtes(id: number, milestone: Milestone, now: Date): SQL {
     stamp AS (
       UPDATE messages SET ${col} = COALESCE(messages.${col}, ${now.toISOString()}::timestamptz)
       FROM before WHERE messages.id = ${id}
-      RETURNING messages.id, account_id, campaign_id, pipeline_id, action_id, contact_id, email, links,
+      RETURNING messages.id, account_id, kind, campaign_id, pipeline_id, action_id, contact_id, email, links,
                 (before.was IS NULL) AS first, before.bounced AS bounced_before, messages.status)`
 }
 

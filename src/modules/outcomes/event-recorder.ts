@@ -25,7 +25,7 @@ type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock'>
  * written while the next gathers (more would only queue on the same counter rows).
  */
 const HIT_BATCHES = { maxBatch: 200, maxInFlight: 2 }
-type MessageRef = Omit<TrackedMessage, 'links'>
+type MessageRef = Omit<TrackedMessage, 'links' | 'kind'>
 
 const about = (m: MessageRef) => ({
   accountId: m.accountId,
@@ -124,7 +124,10 @@ export function createEventRecorder(ctx: Ctx) {
     ): Promise<boolean> {
       const message = await findTrackedMessage(ctx.dbHandle, messageId)
       if (!message) return false
-      const lists = await listIds(message)
+      // A campaign's test copy (POST /campaigns/{id}/test) shows its unsubscribe page as recipients will see it,
+      // and unsubscribes nobody: it stands outside the campaign, so it had no lists to leave but every list of
+      // the account, where its tester, often the marketer, is subscribed.
+      const lists = message.kind === 'test' ? [] : await listIds(message)
       await retriedTransaction(ctx.db, async (tx) => {
         const hit = await reachMilestone(tx, messageId, 'unsubscribed_at', now())
         const changed = await unsubscribeEverywhere(tx, message.accountId, message.email, lists, now())

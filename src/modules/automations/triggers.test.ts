@@ -5,6 +5,7 @@ import { queryRows } from '../../core/db/sql.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { activePipelinesFor } from '../pipelines/index.js'
 import { createEngine } from './engine.js'
+import { DATE_RESCAN_MS } from './triggers.js'
 import {
   createList,
   createPipeline,
@@ -236,5 +237,32 @@ describe('automation triggers', async () => {
     assert.deepEqual(await emails(bday), ['bday@example.cz', 'bday@example.cz'])
     // once re-entry: never a second year
     assert.deepEqual(await emails(custom), ['anniv@example.cz'])
+  })
+
+  it("a member who joins on their date's day, or a date pipeline made that day, starts within a rescan", async () => {
+    const today = clock.now().toISOString().slice(5, 10)
+    const early = await createPipeline(t, listId, passThrough, {
+      trigger: { type: 'date', field: 'birthday' },
+    })
+    await settle(t)
+    await subscribe(
+      t,
+      listId,
+      'joined@example.cz',
+      { birthday: `1985-${today}` },
+      { trigger_autoresponders: false },
+    )
+    await settle(t)
+    const joined = async (p: number) => (await emails(p)).filter((e) => e === 'joined@example.cz')
+    assert.deepEqual(await joined(early), [])
+    clock.advance(DATE_RESCAN_MS)
+    await settle(t)
+    assert.deepEqual(await joined(early), ['joined@example.cz'])
+    const late = await createPipeline(t, listId, passThrough, {
+      trigger: { type: 'date', field: 'birthday' },
+    })
+    clock.advance(DATE_RESCAN_MS)
+    await settle(t)
+    assert.deepEqual(await joined(late), ['joined@example.cz'])
   })
 })

@@ -89,16 +89,24 @@ export async function consumeSignals(ctx: Ctx): Promise<number> {
 const dayOf = (d: Date) => d.toISOString().slice(0, 10)
 
 /**
- * The yearly date trigger: once per day of the clock, starts runs of every active date pipeline for the
- * members whose field has today's month-day (UTC), at most once per pipeline, contact and year. A restart
- * scans again, which starts nothing twice.
+ * How often the date trigger scans again within a day: a date pipeline created during the day, or a member
+ * who joined (or whose date field changed) today with today's month-day, starts within this long rather than
+ * next year. A scan starts nothing twice, so scanning again is only its cost: one statement per date pipeline.
+ */
+export const DATE_RESCAN_MS = 60_000
+
+/**
+ * The yearly date trigger: when the clock's day changes, and every DATE_RESCAN_MS within it, starts runs of
+ * every active date pipeline for the members whose field has today's month-day (UTC), at most once per
+ * pipeline, contact and year. A restart scans again, which starts nothing twice.
  */
 export function createDateScanner(ctx: Ctx) {
   let lastDay: string | undefined
-  return async function scanIfNewDay(): Promise<number> {
+  let lastScan = Number.NEGATIVE_INFINITY
+  return async function scanIfDue(): Promise<number> {
     const now = ctx.clock.now()
     const day = dayOf(now)
-    if (day === lastDay) return 0
+    if (day === lastDay && now.getTime() - lastScan < DATE_RESCAN_MS) return 0
     const monthDay = day.slice(5)
     const yearStart = new Date(`${day.slice(0, 4)}-01-01T00:00:00Z`)
     let started = 0
@@ -106,6 +114,7 @@ export function createDateScanner(ctx: Ctx) {
       started += await retriedTransaction(ctx.db, (tx) => startDateRuns(tx, p, monthDay, yearStart, now))
     }
     lastDay = day
+    lastScan = now.getTime()
     if (started) ctx.log.info({ started, day }, 'date-triggered automation runs')
     return started
   }

@@ -1,7 +1,7 @@
 import type { Condition } from '../pipelines/index.js'
 import { evaluateConditionBatch } from './conditions.js'
 import { goalPipelines, waitingRuns, wakeForGoal } from './goal-watch.repo.js'
-import { GOAL_RECHECK_MS, goalsPassed, type EngineCtx } from './nodes.js'
+import { conditionSubject, GOAL_RECHECK_MS, goalsPassed, type EngineCtx } from './nodes.js'
 
 /** Waiting runs read per statement, and at most this many pages per pipeline and sweep. */
 const PAGE = 2000
@@ -34,14 +34,7 @@ export function createGoalWatch(ctx: Pick<EngineCtx, 'db' | 'clock'>) {
         if (asking.length === 0) continue
         const yes = await evaluateConditionBatch(
           ctx.db,
-          asking.map((r) => ({
-            accountId: p.accountId,
-            pipelineId: p.id,
-            runId: r.id,
-            contactId: r.contactId,
-            email: r.email,
-            runStartedAt: r.startedAt,
-          })),
+          asking.map((r) => conditionSubject(p, r)),
           g.properties.condition as Condition,
           now,
         )

@@ -212,8 +212,11 @@ const wait: NodeExecutor = {
   },
 }
 
-/** What a condition is evaluated on for run `r` of pipeline `p` (check and goal nodes, goal jumps). */
-export function conditionSubject(p: Pick<PipelineRow, 'accountId' | 'id'>, r: ClaimedRun) {
+/** What a condition is evaluated on for run `r` of pipeline `p` (check and goal nodes, goal jumps, the goal watch). */
+export function conditionSubject(
+  p: Pick<PipelineRow, 'accountId' | 'id'>,
+  r: Pick<ClaimedRun, 'id' | 'contactId' | 'email' | 'startedAt'>,
+) {
   return {
     accountId: p.accountId,
     pipelineId: p.id,

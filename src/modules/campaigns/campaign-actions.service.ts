@@ -24,8 +24,21 @@ const STATUS_NAMES: Record<CampaignStatus, string> = {
 /** Test copies per request: enough for a team's inboxes, too few to be a way around sending. */
 export const MAX_TEST_EMAILS = 20
 
-const wrongStatus = (action: string, status: CampaignStatus) => {
-  const name = STATUS_NAMES[status]
+/**
+ * The 422 of an action the campaign's state refuses, naming that state as the person sees it: a paused campaign
+ * is sending (2) and a cancelled one errored (4), but "A sending campaign cannot be paused" of a paused one, or
+ * "An errored campaign cannot be resumed" of a cancelled one (errored ones can be), told them the wrong thing.
+ */
+const wrongStatus = (
+  action: string,
+  c: { status: CampaignStatus; pausedAt: Date | null; errorCode: string | null },
+) => {
+  const name =
+    c.status === 2 && c.pausedAt
+      ? 'paused'
+      : c.status === 4 && c.errorCode === 'cancelled'
+        ? 'cancelled'
+        : STATUS_NAMES[c.status]
   return fieldError('status', `${/^[aeiou]/.test(name) ? 'An' : 'A'} ${name} campaign cannot be ${action}.`)
 }
 
@@ -47,7 +60,7 @@ export function createCampaignActions(ctx: Ctx) {
         now,
         sql`, sent_at = ${now.toISOString()}::timestamptz, scheduled_at = NULL, error = NULL, error_code = NULL`,
       )
-      if (!moved) throw wrongStatus('sent', c.status)
+      if (!moved) throw wrongStatus('sent', c)
       wakeSenders()
       return { id, status: 1 as const }
     },
@@ -67,7 +80,7 @@ export function createCampaignActions(ctx: Ctx) {
         ctx.clock.now(),
         sql`, scheduled_at = ${at.toISOString()}::timestamptz`,
       )
-      if (!moved) throw wrongStatus('scheduled', c.status)
+      if (!moved) throw wrongStatus('scheduled', c)
       return { id, status: 7 as const }
     },
 
@@ -82,16 +95,16 @@ export function createCampaignActions(ctx: Ctx) {
         ctx.clock.now(),
         sql`, scheduled_at = NULL`,
       )
-      if (!moved) throw wrongStatus('unscheduled', c.status)
+      if (!moved) throw wrongStatus('unscheduled', c)
       return { id, status: 0 as const }
     },
 
     /** A sending campaign stops claiming new batches; the batch in hand still goes out, once. */
     async pause(accountId: number, id: number) {
       const c = await campaignOf(accountId, id)
-      if (c.status !== 2 || c.pausedAt) throw wrongStatus('paused', c.status)
+      if (c.status !== 2 || c.pausedAt) throw wrongStatus('paused', c)
       const now = ctx.clock.now()
-      if (!(await setPaused(ctx.db, accountId, id, now, now))) throw wrongStatus('paused', c.status)
+      if (!(await setPaused(ctx.db, accountId, id, now, now))) throw wrongStatus('paused', c)
       return { id, status: 2 as const, paused: true }
     },
 
@@ -114,7 +127,7 @@ export function createCampaignActions(ctx: Ctx) {
         await moveCampaign(ctx.db, accountId, id, [4], 1, now, clear)
         status = 1
       } else {
-        throw wrongStatus('resumed', c.status)
+        throw wrongStatus('resumed', c)
       }
       wakeSenders()
       return { id, status, paused: false }
@@ -125,7 +138,7 @@ export function createCampaignActions(ctx: Ctx) {
       const c = await campaignOf(accountId, id)
       const now = ctx.clock.now()
       if (c.status === 7) return this.unschedule(accountId, id)
-      if (c.status !== 1 && c.status !== 2) throw wrongStatus('cancelled', c.status)
+      if (c.status !== 1 && c.status !== 2) throw wrongStatus('cancelled', c)
       const done = await retriedTransaction(ctx.db, async (tx) => {
         const why = campaignErrors.cancelled()
         const moved = await moveCampaign(
@@ -140,7 +153,7 @@ export function createCampaignActions(ctx: Ctx) {
         if (moved) await cancelQueued(tx, id)
         return moved
       })
-      if (!done) throw wrongStatus('cancelled', c.status)
+      if (!done) throw wrongStatus('cancelled', c)
       return { id, status: 4 as const }
     },
 

@@ -44,7 +44,9 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     const paused = await t.req('POST', `/campaigns/${id}/pause`)
     assert.deepEqual(paused.body, { id, status: 2, paused: true })
     assert.equal(await sender.runOnce(), 0)
-    assert.equal((await t.req('POST', `/campaigns/${id}/pause`)).status, 422)
+    const again = await t.req('POST', `/campaigns/${id}/pause`)
+    assert.equal(again.status, 422)
+    assert.deepEqual(again.body.errors, { status: ['A paused campaign cannot be paused.'] })
     assert.equal((await t.req('POST', `/campaigns/${id}/resume`)).status, 200)
     for (let i = 0; i < 5 && (await campaignRow(t, id))?.status !== 3; i++) await sender.runOnce()
     assert.equal((await campaignRow(t, id))?.status, 3)
@@ -77,7 +79,9 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     })
     const rows = await ledger(t, id)
     assert.equal(rows.filter((r) => r.status === 5).length, 20)
-    assert.equal((await t.req('POST', `/campaigns/${id}/resume`)).status, 422)
+    const resumed = await t.req('POST', `/campaigns/${id}/resume`)
+    assert.equal(resumed.status, 422)
+    assert.deepEqual(resumed.body.errors, { status: ['A cancelled campaign cannot be resumed.'] })
   })
 
   it('schedules, unschedules, and starts a due schedule on the clock', async () => {

@@ -1,25 +1,10 @@
 import { retryOnConflict } from '../../core/db/retry.js'
 import { createOutboundHttp, type OutboundHttp } from '../../core/net/outbound.js'
 import { wakeSenders } from '../delivery/index.js'
-import {
-  nextIds,
-  pipelineById,
-  type Condition,
-  type PipelineNode,
-  type PipelineRow,
-} from '../pipelines/index.js'
-import { evaluateConditionBatch } from './conditions.js'
+import { nextIds, pipelineById, type PipelineNode, type PipelineRow } from '../pipelines/index.js'
 import { loadSubjects, type Subject } from './node-effects.repo.js'
 import { paused } from './run-chain.js'
-import {
-  conditionSubject,
-  EXECUTORS,
-  goalsPassed,
-  type EngineCtx,
-  type NodeEnv,
-  type Outcome,
-  type Prepared,
-} from './nodes.js'
+import { EXECUTORS, goalsPassed, type EngineCtx, type NodeEnv, type Outcome, type Prepared } from './nodes.js'
 import {
   claimDueRuns,
   activeBranches,
@@ -36,6 +21,7 @@ import {
   type RunMove,
 } from './runs.repo.js'
 import { createGoalWatch } from './goal-watch.js'
+import { firstGoalsMet } from './goals-met.js'
 import { consumeSignals, createDateScanner } from './triggers.js'
 
 export interface EngineOptions {
@@ -125,32 +111,9 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
     next,
   })
 
-  /**
-   * The goal node each run meets the condition of (when it is not at a goal already), for the whole group of
-   * runs at once: one condition statement per goal node of the pipeline (evaluateConditionBatch), not one per
-   * run. Goals are tried in graph order and a run jumps to the first it meets, skipping goals it has passed.
-   */
-  async function goalJumps(p: PipelineRow, node: PipelineNode, runs: ClaimedRun[], now: Date) {
-    const jumps = new Map<number, string>()
-    if (node.type === 'goal') return jumps
-    let open = runs
-    for (const g of p.actions) {
-      if (open.length === 0) break
-      if (g.type !== 'goal' || !g.properties.condition) continue
-      const asking = open.filter((r) => !goalsPassed(r.state).includes(g.id))
-      if (asking.length === 0) continue
-      const met = await evaluateConditionBatch(
-        ctx.db,
-        asking.map((r) => conditionSubject(p, r)),
-        g.properties.condition as Condition,
-        now,
-      )
-      if (met.size === 0) continue
-      for (const r of asking) if (met.has(r.id)) jumps.set(r.id, g.id)
-      open = open.filter((r) => !jumps.has(r.id))
-    }
-    return jumps
-  }
+  /** The goal each run jumps to (firstGoalsMet); none for runs at a goal already, which checks its own. */
+  const goalJumps = (p: PipelineRow, node: PipelineNode, runs: ClaimedRun[], now: Date) =>
+    node.type === 'goal' ? Promise.resolve(new Map<number, string>()) : firstGoalsMet(ctx.db, p, runs, now)
 
   async function executeGroup(runs: ClaimedRun[], lease: Date): Promise<void> {
     const first = runs[0]!

@@ -1,7 +1,6 @@
-import type { Condition } from '../pipelines/index.js'
-import { evaluateConditionBatch } from './conditions.js'
 import { goalPipelines, waitingRuns, wakeForGoal } from './goal-watch.repo.js'
-import { conditionSubject, GOAL_RECHECK_MS, goalsPassed, type EngineCtx } from './nodes.js'
+import { firstGoalsMet } from './goals-met.js'
+import { GOAL_RECHECK_MS, type EngineCtx } from './nodes.js'
 
 /** Waiting runs read per statement, and at most this many pages per pipeline and sweep. */
 const PAGE = 2000
@@ -21,27 +20,13 @@ export function createGoalWatch(ctx: Pick<EngineCtx, 'db' | 'clock'>) {
   const cursors = new Map<number, number>()
 
   async function sweepPipeline(p: Awaited<ReturnType<typeof goalPipelines>>[number], now: Date) {
-    const goals = p.actions.filter((n) => n.type === 'goal' && n.properties.condition)
-    if (goals.length === 0) return
+    if (!p.actions.some((n) => n.type === 'goal' && n.properties.condition)) return
     const goalIds = p.actions.filter((n) => n.type === 'goal').map((n) => n.id)
     for (let page = 0; page < PAGES_PER_SWEEP; page++) {
       const runs = await waitingRuns(ctx.db, p.id, goalIds, cursors.get(p.id) ?? 0, now, PAGE)
       cursors.set(p.id, runs.length < PAGE ? 0 : runs[runs.length - 1]!.id)
-      const met: number[] = []
-      let open = runs
-      for (const g of goals) {
-        const asking = open.filter((r) => !goalsPassed(r.state).includes(g.id))
-        if (asking.length === 0) continue
-        const yes = await evaluateConditionBatch(
-          ctx.db,
-          asking.map((r) => conditionSubject(p, r)),
-          g.properties.condition as Condition,
-          now,
-        )
-        met.push(...asking.filter((r) => yes.has(r.id)).map((r) => r.id))
-        open = open.filter((r) => !yes.has(r.id))
-      }
-      await wakeForGoal(ctx.db, met, now)
+      const met = await firstGoalsMet(ctx.db, p, runs, now)
+      await wakeForGoal(ctx.db, [...met.keys()], now)
       if (runs.length < PAGE) return
     }
   }

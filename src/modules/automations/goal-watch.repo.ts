@@ -2,11 +2,13 @@ import { sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryRows } from '../../core/db/sql.js'
 import type { PipelineNode } from '../pipelines/index.js'
+import { idsOf, ts } from './runs.repo.js'
 
 /** The SQL of the goal watch (goal-watch.ts): pipelines with goals, their waiting runs, waking those that met one. */
 
-const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`
-const jsonList = (items: readonly (number | string)[]): SQL => sql`${JSON.stringify(items)}::jsonb`
+/** Node ids as one JSON parameter (runs.repo's idsOf takes numbers). */
+const nodeIdsOf = (ids: readonly string[]): SQL =>
+  sql`(SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`
 
 export interface GoalPipeline {
   id: number
@@ -61,7 +63,7 @@ export async function waitingRuns(
         FROM automation_runs
         WHERE pipeline_id = ${pipelineId} AND status = 'active' AND id > ${afterId}
           AND due_at > ${ts(now)} AND (claimed_until IS NULL OR claimed_until <= ${ts(now)})
-          AND node_id NOT IN (SELECT jsonb_array_elements_text(${jsonList(goalNodes)}))
+          AND node_id NOT IN ${nodeIdsOf(goalNodes)}
         ORDER BY id LIMIT ${limit}`,
   )
   return rows.map((r) => ({
@@ -84,7 +86,7 @@ export async function wakeForGoal(ex: Executor, ids: readonly number[], now: Dat
     sql`UPDATE automation_runs
         SET state = state || jsonb_build_object('wokenFrom', (extract(epoch FROM due_at) * 1000)::bigint),
             due_at = ${ts(now)}
-        WHERE id IN (SELECT (jsonb_array_elements_text(${jsonList(ids)}))::bigint)
+        WHERE id IN ${idsOf(ids)}
           AND status = 'active' AND due_at > ${ts(now)}
           AND (claimed_until IS NULL OR claimed_until <= ${ts(now)})
         RETURNING id`,

@@ -5,9 +5,9 @@ import type { RunStatus } from './automations.table.js'
 
 /** The SQL of the engine's runs and log: claiming due runs, moving them, writing log entries, starting runs. */
 
-const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`
+export const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`
 /** A list of ids as one parameter on every driver (PGlite and pg take JS arrays differently). */
-const idsOf = (ids: readonly number[]): SQL =>
+export const idsOf = (ids: readonly number[]): SQL =>
   sql`(SELECT (jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))::bigint)`
 
 export interface ClaimedRun {

@@ -1,13 +1,14 @@
+import type { AppContext } from '../core/context.js'
 import type { ModuleDef } from './registry.js'
 import { accountsModule } from './accounts/accounts.module.js'
-import { bouncesModule } from './bounces/bounces.module.js'
+import { createBouncesModule } from './bounces/bounces.module.js'
 import { campaignOrigin, campaignSources } from './campaigns/index.js'
 import { campaignsModule } from './campaigns/campaigns.module.js'
 import { confirmationModule } from './confirmation/confirmation.module.js'
 import { bodySources } from './delivery/index.js'
 import { createDeliveryModule } from './delivery/delivery.module.js'
 import { sendOutcomes } from './outcomes/index.js'
-import { storedSources } from './tracking/index.js'
+import { storedSources, type MessageSources } from './tracking/index.js'
 import { couponsModule } from './coupons/coupons.module.js'
 import { domainsModule } from './domains/domains.module.js'
 import { createListsModule } from './lists/lists.module.js'
@@ -23,7 +24,7 @@ import { transactionsModule } from './transactions/transactions.module.js'
 import { trackerEventsModule } from './tracker-events/tracker-events.module.js'
 import { webhooksModule } from './webhooks/webhooks.module.js'
 import { pipelinesModule } from './pipelines/pipelines.module.js'
-import { eraseAutomationRuns } from './automations/index.js'
+import { automationSources, eraseAutomationRuns } from './automations/index.js'
 import { automationsModule } from './automations/automations.module.js'
 import { feedsModule } from './feeds/feeds.module.js'
 import { recommendersModule } from './recommenders/recommenders.module.js'
@@ -31,6 +32,14 @@ import { recommendersModule } from './recommenders/recommenders.module.js'
 export { createAccountService, PLANS } from './accounts/index.js'
 export { registerIdempotency } from './idempotency/index.js'
 export type { ModuleDef } from './registry.js'
+
+/**
+ * Where a message's links, lists and web version are found: campaigns, then automations, then bodies, then the
+ * row itself. The tracking pages read all three; the bounce listener's mailto unsubscribe the lists, so that
+ * both ways of unsubscribing from one mail leave the same lists.
+ */
+export const messageSources = (ctx: AppContext): MessageSources =>
+  campaignSources(ctx, automationSources(ctx, bodySources(ctx, storedSources)))
 
 /**
  * Every module, in registration order: each one's `<group>.module.ts` (routes, queues, worker), which only
@@ -46,10 +55,9 @@ export const modules: ModuleDef[] = [
   searchModule,
   templatesModule,
   couponsModule,
-  bouncesModule,
+  createBouncesModule((ctx) => messageSources(ctx).lists),
   domainsModule,
-  // Tracking pages ask campaigns, then bodies, then the row itself for links, lists and web versions.
-  createTrackingModule((ctx) => campaignSources(ctx, bodySources(ctx, storedSources))),
+  createTrackingModule(messageSources),
   transactionalModule,
   transactionsModule,
   trackerEventsModule,

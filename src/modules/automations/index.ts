@@ -3,3 +3,4 @@ export { evaluateCondition, compileCondition, type ConditionSubject } from './co
 export { readPipelineStats } from './automation-stats.service.js'
 export { runAutomations } from './engine-runner.js'
 export { eraseAutomationRuns } from './run-erasure.js'
+export { automationSources } from './automation-sources.js'

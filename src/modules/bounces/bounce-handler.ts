@@ -43,6 +43,12 @@ function verpMessageId(ctx: Pick<AppContext, 'linkSecret'>, address: string): nu
 export type InboundOutcome = InboundReport['kind'] | 'unsubscribe' | 'no_message' | 'copy'
 
 /**
+ * The lists a mailto unsubscribe about this message leaves (null: every list of the account), the same answer
+ * the unsubscribe link's page gets: a campaign's lists, an automation's list, every list for transactional mail.
+ */
+export type UnsubscribeLists = (message: TrackedMessage) => Promise<number[] | null>
+
+/**
  * True when the report is about a cc or bcc copy of the message rather than its own recipient. A transactional
  * message goes to its `to` address and that address's copies in one SMTP transaction under one VERP address,
  * so a copy's bounce or complaint comes back to the same address; counting it against the `to` recipient
@@ -60,19 +66,20 @@ async function aboutACopy(ctx: Ctx, message: TrackedMessage, recipient: string |
 /**
  * Applies one inbound message, whatever recipients it was addressed to: a bounce or complaint about the
  * message the VERP token names (the token, not the report's own claims, decides which message and account),
- * or a mailto unsubscribe. The message is parsed once, and each message it names is changed once, however
+ * or a mailto unsubscribe (which leaves `unsubscribeLists`). The message is parsed once, and each message it names is changed once, however
  * many of our addresses it went to. Auto-replies and anything unrecognised change nothing.
  */
 export async function handleInbound(
   ctx: Ctx,
   targets: readonly InboundTarget[],
   raw: Buffer,
+  unsubscribeLists: UnsubscribeLists,
 ): Promise<InboundOutcome[]> {
   const events = createEventRecorder(ctx)
   const outcomes: InboundOutcome[] = []
   const unsubscribes = new Set(targets.flatMap((t) => (t.kind === 'unsubscribe' ? [t.messageId] : [])))
   for (const id of unsubscribes)
-    outcomes.push((await events.unsubscribed(id, async () => null)) ? 'unsubscribe' : 'no_message')
+    outcomes.push((await events.unsubscribed(id, unsubscribeLists)) ? 'unsubscribe' : 'no_message')
   if (!targets.some((t) => t.kind !== 'unsubscribe')) return outcomes
   const report = await classifyInbound(raw)
   // A report to a mailbox counts only when what it returns names one of our messages by a good signature.

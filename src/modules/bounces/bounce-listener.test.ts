@@ -13,6 +13,8 @@ import { messages } from '../messages/index.js'
 import { contacts, memberships } from '../subscribers/index.js'
 import { trackingLinks } from '../../core/mail/tracking-links.js'
 import { messageBatches } from '../transactional/index.js'
+import { insertPipeline } from '../pipelines/index.js'
+import { messageSources } from '../index.js'
 import { startBounceListener } from './bounce-listener.js'
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../../test/fixtures/bounces')
@@ -20,7 +22,7 @@ const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name))
 
 describe('bounce listener', async () => {
   const t = await startTestApp({ worker: false })
-  const listener = await startBounceListener(t.ctx, 0, '127.0.0.1')
+  const listener = await startBounceListener(t.ctx, 0, messageSources(t.ctx).lists, '127.0.0.1')
   const smtp = nodemailer.createTransport({
     host: '127.0.0.1',
     port: listener.port,
@@ -39,13 +41,20 @@ describe('bounce listener', async () => {
   const listId = await rows.list(t.account.id, 'News')
   const bounceDomain = 'bounces.shop.example'
 
-  /** A subscribed person and a mail we sent them. */
-  async function sentTo(email: string) {
+  /** A subscribed person and a mail we sent them (transactional unless `of` says otherwise). */
+  async function sentTo(email: string, of: Partial<typeof messages.$inferInsert> = {}) {
     const contact = await rows.contact(t.account.id, { email })
     await rows.join(contact, listId)
     const [m] = await t.ctx.db
       .insert(messages)
-      .values({ accountId: t.account.id, kind: 'transactional', email, contactId: contact.id, status: 1 })
+      .values({
+        accountId: t.account.id,
+        kind: 'transactional',
+        email,
+        contactId: contact.id,
+        status: 1,
+        ...of,
+      })
       .returning()
     return { contact, message: m!, verp: verpAddress(t.ctx.linkSecret, `m${m!.id}`, bounceDomain) }
   }
@@ -236,6 +245,53 @@ describe('bounce listener', async () => {
       (await eventsOf(message.id)).map((e) => e.event),
       ['unsub'],
     )
+  })
+
+  it('a mailto unsubscribe leaves the lists of the mail it is about, as its link does', async () => {
+    const otherList = await rows.list(t.account.id, 'Other')
+    const campaign = await t.req('POST', '/campaigns', {
+      body: {
+        title: 'Sale',
+        subject: 'Sale',
+        from_name: 'Shop',
+        from_email: 'news@shop.example',
+        reply_to: 'news@shop.example',
+        html_text: '<p>Sale</p>',
+        recepient_lists: [listId],
+      },
+    })
+    assert.equal(campaign.status, 200)
+    const pipeline = await insertPipeline(t.ctx.db, {
+      accountId: t.account.id,
+      name: 'Welcome',
+      listId,
+      status: 'active',
+      trigger: { type: 'api' },
+      reentry: 'once',
+      start: 'e',
+      actions: [{ id: 'e', type: 'end', properties: { name: 'end' }, next: [] }],
+    })
+    const mails = [
+      await sentTo('campaign.reader@example.com', { kind: 'campaign', campaignId: campaign.body.id }),
+      await sentTo('flow.reader@example.com', { kind: 'automation', pipelineId: pipeline.id, actionId: 'm' }),
+    ]
+    for (const { contact, message } of mails) {
+      await rows.join(contact, otherList)
+      const mailto = trackingLinks(t.ctx)
+        .unsubscribeMailto(message.id, bounceDomain)
+        .replace(/^mailto:/, '')
+      const raw = Buffer.from(`From: ${message.email}\r\nTo: x\r\nSubject: unsubscribe\r\n\r\nplease\r\n`)
+      await smtp.sendMail({ envelope: { from: message.email, to: [mailto] }, raw })
+      const statuses = await t.ctx.db
+        .select({ listId: memberships.listId, status: memberships.status })
+        .from(memberships)
+        .where(eq(memberships.contactId, contact.id))
+        .orderBy(memberships.listId)
+      assert.deepEqual(statuses, [
+        { listId, status: 2 },
+        { listId: otherList, status: 1 },
+      ])
+    }
   })
 
   it('takes no more connections once closed', async () => {

@@ -1,7 +1,12 @@
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import type { AppContext } from '../../core/context.js'
-import { handleInbound, readInboundAddress, type InboundTarget } from './bounce-handler.js'
+import {
+  handleInbound,
+  readInboundAddress,
+  type InboundTarget,
+  type UnsubscribeLists,
+} from './bounce-handler.js'
 
 /** Reports are small; a returned original with attachments is cut off by this limit, which is refused. */
 const MAX_MESSAGE_BYTES = 5 * 1024 * 1024
@@ -23,6 +28,7 @@ declare module 'smtp-server' {
 export async function startBounceListener(
   ctx: AppContext,
   port: number,
+  unsubscribeLists: UnsubscribeLists,
   host = ctx.config.host,
 ): Promise<{ port: number; close(): Promise<void> }> {
   const server = new SMTPServer({
@@ -51,7 +57,7 @@ export async function startBounceListener(
         const raw = Buffer.concat(chunks)
         const targets = session.targets ?? []
         session.targets = []
-        handleInbound(ctx, targets, raw).then(
+        handleInbound(ctx, targets, raw, unsubscribeLists).then(
           () => cb(),
           (err: unknown) => {
             ctx.log.error({ err }, 'bounce handling failed')

@@ -4,6 +4,7 @@ import { startTestApp } from '../../../test/helpers/app.js'
 import { startSmtpSink, type SinkMessage, type SmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { ManualClock } from '../../core/clock.js'
 import { handleInbound, readInboundAddress } from '../bounces/index.js'
+import { messageSources } from '../index.js'
 import { addDomain, batchState } from './transactional.test-helpers.js'
 import { sendOrderMail } from '../../../test/helpers/transactional.js'
 
@@ -74,9 +75,10 @@ describe('GET /transactional/stats and /transactional/stats/doi', async () => {
   const bounce = async (mail: SinkMessage, recipient: string) => {
     const target = readInboundAddress(t.ctx, mail.envelopeFrom)
     assert.equal(target?.kind, 'verp')
-    assert.deepEqual(await handleInbound(t.ctx, [target!], dsn(mail.envelopeFrom, recipient)), [
-      'hard_bounce',
-    ])
+    assert.deepEqual(
+      await handleInbound(t.ctx, [target!], dsn(mail.envelopeFrom, recipient), messageSources(t.ctx).lists),
+      ['hard_bounce'],
+    )
   }
 
   it('counts nothing before any mail', async () => {

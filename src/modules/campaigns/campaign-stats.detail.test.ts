@@ -268,6 +268,31 @@ describe('campaign stats-detail and logs', async () => {
       })
       assert.equal((await t.req('GET', '/campaigns/log', { key: null })).status, 401)
     })
+
+    it('keeps one campaign (campaign_id) and one recipient (email), as Ecomail clients filter it', async () => {
+      const all = (query: string) => log(query, undefined, null)
+      const of = (res: Awaited<ReturnType<typeof all>>, field: string) =>
+        [...new Set(res.body.campaign_log.map((e: Record<string, unknown>) => e[field]))].sort()
+      const second1 = await all(`?campaign_id=${second}`)
+      assert.deepEqual([second1.status, second1.body.total, of(second1, 'campaign_id')], [200, 1, [second]])
+      const first = await all(`?campaign_id=${id}&per_page=100`)
+      assert.equal(first.body.total, (await log('?per_page=100')).body.total)
+      assert.deepEqual(of(first, 'campaign_id'), [id])
+      const person = await all(`?email=${encodeURIComponent(R(5).toUpperCase())}`)
+      assert.deepEqual(
+        [person.body.total, of(person, 'email'), of(person, 'campaign_id')],
+        [2, [R(5)], [id, second].sort()],
+      )
+      // R(0) also got mail of another account's campaign and a receipt: neither is in this log.
+      const opens = await all(`?email=${R(0)}&campaign_id=${id}&events[]=open`)
+      assert.deepEqual([opens.body.total, of(opens, 'event')], [3, ['open']])
+      const inCampaign = await log(`?email=${R(0)}`)
+      assert.deepEqual([inCampaign.body.total, of(inCampaign, 'email')], [6, [R(0)]])
+      assert.equal((await all('?email=%20')).body.total, 28)
+      assert.equal((await all(`?campaign_id=${theirs}`)).status, 404)
+      const bad = await all('?campaign_id=abc')
+      assert.deepEqual([bad.status, Object.keys(bad.body.errors)], [422, ['campaign_id']])
+    })
   })
 
   it('is documented in /openapi.json with its responses', async () => {

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../core/context.js'
 import type { ApiApp } from '../../core/http/app-types.js'
 import { commonErrors, IdParams } from '../../core/http/schemas.js'
-import { EmailLogQuery, foldEventsQuery } from '../events/index.js'
+import { AccountCampaignLogQuery, CampaignLogQuery, foldEventsQuery } from '../events/index.js'
 import {
   CampaignLogPage,
   CampaignStatsQuery,
@@ -61,7 +61,7 @@ export function campaignStatsRoutes(app: ApiApp, ctx: AppContext): void {
         tags,
         summary: 'Mail events of a campaign, newest first',
         params: IdParams,
-        querystring: EmailLogQuery,
+        querystring: CampaignLogQuery,
         response: { 200: CampaignLogPage, ...commonErrors },
       },
       preValidation: foldEvents,
@@ -75,8 +75,8 @@ export function campaignStatsRoutes(app: ApiApp, ctx: AppContext): void {
       schema: {
         operationId: 'listCampaignsLog',
         tags,
-        summary: 'Mail events of every campaign of the account, newest first',
-        querystring: EmailLogQuery,
+        summary: 'Mail events of every campaign of the account (or of one), newest first',
+        querystring: AccountCampaignLogQuery,
         response: { 200: CampaignLogPage, ...commonErrors },
       },
       preValidation: foldEvents,

@@ -9,8 +9,9 @@ import {
   readScopeCounters,
   scopeConversions,
   readStatsDetail,
-  type EmailLogQueryT,
+  type CampaignLogQueryT,
 } from '../events/index.js'
+import { normalizeEmail } from '../../core/http/email.js'
 import { engagedInRange } from './campaign-stats.repo.js'
 import { parseFromDate, parseStatsRange, type StatsRange } from './campaign-stats.range.js'
 import {
@@ -106,10 +107,16 @@ export function createCampaignStatsService(ctx: Ctx) {
       )
     },
 
-    /** `GET /campaigns/{id}/log`, or with no campaign `GET /campaigns/log` (all of the account's). */
-    async log(accountId: number, campaignId: number | null, query: EmailLogQueryT) {
-      const id = campaignId === null ? null : await ownCampaign(accountId, campaignId)
-      return campaignLog(ctx.db, accountId, id, query)
+    /**
+     * `GET /campaigns/{id}/log`, or with no campaign `GET /campaigns/log` (all of the account's, or the one its
+     * `campaign_id` names: another account's is a 404 there too). `email` keeps one recipient's events; a
+     * blank one is no filter, as a form's empty field.
+     */
+    async log(accountId: number, campaignId: number | null, query: CampaignLogQueryT) {
+      const asked = campaignId ?? query.campaign_id ?? null
+      const id = asked === null ? null : await ownCampaign(accountId, asked)
+      const email = query.email?.trim() ? normalizeEmail(query.email) : null
+      return campaignLog(ctx.db, accountId, { campaignId: id, email }, query)
     },
   }
 }

@@ -40,6 +40,28 @@ export const EmailLogQuery = Type.Object({
 })
 export type EmailLogQueryT = Static<typeof EmailLogQuery>
 
+const EmailFilter = Type.String({
+  maxLength: 254,
+  description: "one recipient's events (the address as sent)",
+})
+
+/** `GET /campaigns/{id}/log`: the email log's paging and `events[]`, and one recipient's events. */
+export const CampaignLogQuery = Type.Composite([
+  EmailLogQuery,
+  Type.Object({ email: Type.Optional(EmailFilter) }),
+])
+
+/** `GET /campaigns/log`: also one campaign's events (`campaign_id`, as clients of Ecomail's filter it). */
+export const AccountCampaignLogQuery = Type.Composite([
+  CampaignLogQuery,
+  Type.Object({
+    campaign_id: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 2147483647, description: 'as GET /campaigns/{id}/log' }),
+    ),
+  }),
+])
+export type CampaignLogQueryT = Static<typeof AccountCampaignLogQuery>
+
 /** api.md "Email log entry"; `occured_at` is spelled as the wire has it. */
 export const EmailLogEntry = Type.Object({
   campaign_id: Type.Integer({ description: '0 for transactional and automation mail' }),

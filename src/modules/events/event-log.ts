@@ -5,7 +5,7 @@ import {
   DEFAULT_EMAIL_LOG_PAGE,
   EVENT_TYPES,
   toEmailLogEntry,
-  type EmailLogQueryT,
+  type CampaignLogQueryT,
 } from './event-log.schemas.js'
 import { campaignEventsPage } from './events.repo.js'
 import type { EventType } from './events.table.js'
@@ -45,24 +45,18 @@ export function foldEventsQuery(query: Record<string, unknown>): void {
 /**
  * `GET /campaigns/{id}/log` (one campaign, which the caller has checked is the account's) and
  * `GET /campaigns/log` (campaignId null: every campaign of the account): email log entries with their event
- * id, newest first, filtered and paged as the email log is.
+ * id, newest first, filtered and paged as the email log is; `email` (normalised by the caller) keeps one
+ * recipient's.
  */
 export async function campaignLog(
   ex: Executor,
   accountId: number,
-  campaignId: number | null,
-  query: EmailLogQueryT,
+  scope: { campaignId: number | null; email: string | null },
+  query: Pick<CampaignLogQueryT, 'events' | 'page' | 'per_page'>,
 ) {
   const types = eventFilter(query.events) ?? [...EVENT_TYPES]
   const page = toPage(query.page, query.per_page, DEFAULT_EMAIL_LOG_PAGE)
-  const { rows, total } = await campaignEventsPage(
-    ex,
-    accountId,
-    campaignId,
-    types,
-    page.perPage,
-    page.offset,
-  )
+  const { rows, total } = await campaignEventsPage(ex, accountId, scope, types, page.perPage, page.offset)
   return {
     campaign_log: rows.map((r) => ({ id: r.id, ...toEmailLogEntry(r) })),
     current_page: page.page,

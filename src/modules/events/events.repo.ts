@@ -85,16 +85,17 @@ export type CampaignLogRow = EmailLogRow & { id: number }
 
 /**
  * Campaign mail events of the account, newest first (`GET /campaigns/{id}/log`, `GET /campaigns/log`):
- * of one campaign, or of every campaign when `campaignId` is null. One campaign's page is the merge of one
- * backward scan of `events_campaign_idx` per event type, each stopping after `offset + limit` rows, so the
- * first pages of a campaign with millions of events read only what they show. The caller has checked that
- * the campaign is the account's (campaign ids are unique across accounts), so the campaign's own queries need
- * no account column, and its count stays an index-only scan.
+ * of one campaign, or of every campaign when `campaignId` is null; of one recipient when `email` is given.
+ * One campaign's page is the merge of one backward scan of `events_campaign_idx` per event type, each stopping
+ * after `offset + limit` rows, so the first pages of a campaign with millions of events read only what they
+ * show. The caller has checked that the campaign is the account's (campaign ids are unique across accounts),
+ * so the campaign's own queries need no account column, and its count stays an index-only scan. One
+ * recipient's events are few: they are read through `events_account_email_idx`, whatever the campaign.
  */
 export async function campaignEventsPage(
   ex: Executor,
   accountId: number,
-  campaignId: number | null,
+  { campaignId, email }: { campaignId: number | null; email: string | null },
   types: readonly EventType[],
   limit: number,
   offset: number,
@@ -102,15 +103,21 @@ export async function campaignEventsPage(
   const wanted = JSON.stringify(types)
   const columns = sql`e.id, e.campaign_id, e.pipeline_id, e.action_id, e.event, ${logMsg}, e.url, e.email,
                       e.occurred_at, ${mailName}`
+  const ofCampaign = campaignId === null ? sql`e.campaign_id <> 0` : sql`e.campaign_id = ${campaignId}`
+  const scope =
+    email !== null
+      ? sql`e.account_id = ${accountId} AND e.email = ${email} AND ${ofCampaign}`
+      : campaignId === null
+        ? sql`e.account_id = ${accountId} AND ${ofCampaign}`
+        : sql`${ofCampaign}`
   const rows =
-    campaignId === null
+    campaignId === null || email !== null
       ? await queryRows<CampaignLogRow>(
           ex,
           sql`SELECT ${columns}
               FROM events e LEFT JOIN messages m ON m.id = e.message_id
                    LEFT JOIN campaigns c ON c.id = e.campaign_id
-              WHERE e.account_id = ${accountId} AND e.campaign_id <> 0
-                AND e.event IN (SELECT jsonb_array_elements_text(${wanted}::jsonb))
+              WHERE ${scope} AND e.event IN (SELECT jsonb_array_elements_text(${wanted}::jsonb))
               ORDER BY e.occurred_at DESC, e.id DESC
               LIMIT ${limit} OFFSET ${offset}`,
         )
@@ -128,14 +135,10 @@ export async function campaignEventsPage(
               ORDER BY e.occurred_at DESC, e.id DESC
               LIMIT ${limit} OFFSET ${offset}`,
         )
-  const scope =
-    campaignId === null
-      ? sql`account_id = ${accountId} AND campaign_id <> 0`
-      : sql`campaign_id = ${campaignId}`
   const count = await queryOne<{ n: number }>(
     ex,
-    sql`SELECT count(*)::int AS n FROM events
-        WHERE ${scope} AND event IN (SELECT jsonb_array_elements_text(${wanted}::jsonb))`,
+    sql`SELECT count(*)::int AS n FROM events e
+        WHERE ${scope} AND e.event IN (SELECT jsonb_array_elements_text(${wanted}::jsonb))`,
   )
   return {
     rows: rows.map((r) => ({ ...r, id: Number(r.id), occurred_at: new Date(r.occurred_at) })),

@@ -18,8 +18,11 @@ export { campaignLog, eventFilter, foldEventsQuery } from './event-log.js'
 export {
   DEFAULT_EMAIL_LOG_PAGE,
   EmailLogEntry,
+  AccountCampaignLogQuery,
+  CampaignLogQuery,
   EmailLogQuery,
   toEmailLogEntry,
+  type CampaignLogQueryT,
   type EmailLogQueryT,
 } from './event-log.schemas.js'
 export { percent, deliveryOf, ratedStats } from './stats-rates.js'

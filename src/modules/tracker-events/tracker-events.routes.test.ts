@@ -122,4 +122,38 @@ describe('tracker events', async () => {
     assert.equal((await t.req('POST', '/tracker/events', { body: {} })).status, 422)
     assert.equal((await track({ email: 'eve@x.cz' }, 'wrong-key')).status, 401)
   })
+
+  it("answers a subscriber's events newest first, paged and filtered; 404 for an address not the account's", async () => {
+    const list = (await t.req('POST', '/lists', { body: { name: 'Events' } })).body.id
+    await t.req('POST', `/lists/${list}/subscribe`, { body: { subscriber_data: { email: 'ann@x.cz' } } })
+    for (const [n, action] of ['View', 'Basket', 'View'].entries()) {
+      clock.advance(1000)
+      assert.equal((await track({ email: 'ann@x.cz', category: 'ue', action, value: { n } })).status, 200)
+    }
+    const page = (query = '', key?: string) =>
+      t.req('GET', `/subscribers/ANN%40x.cz/events${query}`, key ? { key } : {})
+    const all = await page()
+    assert.equal(all.status, 200)
+    const { data, ...paging } = all.body
+    assert.deepEqual(paging, { current_page: 1, per_page: 20, total: 3, last_page: 1 })
+    assert.deepEqual(
+      data.map((e: Record<string, string>) => [e.email, e.action, e.value, e.timestamp === e.created_at]),
+      [
+        ['ann@x.cz', 'View', '{"n":2}', true],
+        ['ann@x.cz', 'Basket', '{"n":1}', true],
+        ['ann@x.cz', 'View', '{"n":0}', true],
+      ],
+    )
+    assert.match(data[0].timestamp, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
+    const second = await page('?per_page=2&page=2')
+    assert.deepEqual(
+      [second.body.last_page, second.body.data.map((e: Record<string, string>) => e.value)],
+      [2, ['{"n":0}']],
+    )
+    assert.equal((await page('?category=ue&action=View')).body.total, 2)
+    assert.equal((await page('?action=Nothing')).body.total, 0)
+    assert.equal((await t.req('GET', '/subscribers/nobody%40x.cz/events')).status, 404)
+    assert.equal((await page('', other.key)).status, 404)
+    assert.equal((await page('?per_page=101')).status, 422)
+  })
 })

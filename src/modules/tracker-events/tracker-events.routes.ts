@@ -2,7 +2,12 @@ import { Type } from '@sinclair/typebox'
 import type { AppContext } from '../../core/context.js'
 import type { ApiApp } from '../../core/http/app-types.js'
 import { commonErrors, ErrorList, MessageError } from '../../core/http/schemas.js'
-import { TrackerEvent, TrackerEventBody } from './tracker-events.schemas.js'
+import {
+  SubscriberEventsPage,
+  SubscriberEventsQuery,
+  TrackerEvent,
+  TrackerEventBody,
+} from './tracker-events.schemas.js'
 import { createTrackerEventService } from './tracker-events.service.js'
 
 export function trackerEventRoutes(app: ApiApp, ctx: AppContext): void {
@@ -20,5 +25,20 @@ export function trackerEventRoutes(app: ApiApp, ctx: AppContext): void {
       },
     },
     async (req) => events.track(req.account.id, req.body),
+  )
+  app.get(
+    '/subscribers/:email/events',
+    {
+      schema: {
+        tags: ['Tracker events'],
+        operationId: 'getSubscriberEvents',
+        summary: "A subscriber's tracker events, newest first",
+        description: 'An address the account has no subscriber of: 404.',
+        params: Type.Object({ email: Type.String({ maxLength: 1000 }) }),
+        querystring: SubscriberEventsQuery,
+        response: { 200: SubscriberEventsPage, ...commonErrors },
+      },
+    },
+    async (req) => events.ofSubscriber(req.account.id, req.params.email, req.query),
   )
 }

@@ -34,3 +34,32 @@ export const TrackerEvent = Type.Object({
   created_at: Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }),
 })
 export type TrackerEventT = Static<typeof TrackerEvent>
+
+export const MAX_EVENTS_PAGE = 100
+export const DEFAULT_EVENTS_PAGE = 20
+
+/** `GET /subscribers/{email}/events`: paged as the email log, optionally one category and action. */
+export const SubscriberEventsQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1 })),
+  per_page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_EVENTS_PAGE, default: DEFAULT_EVENTS_PAGE }),
+  ),
+  category: Type.Optional(Type.String({ maxLength: 255 })),
+  action: Type.Optional(Type.String({ maxLength: 255 })),
+})
+export type SubscriberEventsQueryT = Static<typeof SubscriberEventsQuery>
+
+export const SubscriberEventsPage = Type.Object({
+  current_page: Type.Integer(),
+  data: Type.Array(
+    Type.Composite([
+      TrackerEvent,
+      Type.Object({
+        timestamp: Type.String({ description: 'as created_at (Ecomail clients read this name)' }),
+      }),
+    ]),
+  ),
+  per_page: Type.Integer(),
+  total: Type.Integer(),
+  last_page: Type.Integer(),
+})

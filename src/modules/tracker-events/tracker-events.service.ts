@@ -1,10 +1,22 @@
 import type { AppContext } from '../../core/context.js'
 import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
-import { fieldError, subscriberNotInList } from '../../core/http/errors.js'
+import { fieldError, notFound, subscriberNotInList } from '../../core/http/errors.js'
+import { lastPage, toPage } from '../../core/db/pagination.js'
 import { sqlDateTime } from '../../core/http/formats.js'
 import { emitSignal } from '../signals/index.js'
-import { findSubscriberId, insertTrackerEvent } from './tracker-events.repo.js'
-import { MAX_EVENT_VALUE, type TrackerEventBodyT, type TrackerEventT } from './tracker-events.schemas.js'
+import {
+  findSubscriberId,
+  insertTrackerEvent,
+  subscriberEventsPage,
+  type TrackerEventRow,
+} from './tracker-events.repo.js'
+import {
+  DEFAULT_EVENTS_PAGE,
+  MAX_EVENT_VALUE,
+  type SubscriberEventsQueryT,
+  type TrackerEventBodyT,
+  type TrackerEventT,
+} from './tracker-events.schemas.js'
 import { retriedTransaction } from '../../core/db/retry.js'
 
 const text = (v: string | undefined) => (v ?? '').trim()
@@ -15,6 +27,19 @@ function characters(s: string): number {
   let n = 0
   for (const _ of s) n++
   return n
+}
+
+function answer(row: TrackerEventRow, email: string): TrackerEventT {
+  return {
+    id: row.id,
+    email,
+    category: row.category,
+    action: row.action,
+    label: row.label,
+    property: row.property,
+    value: row.value,
+    created_at: sqlDateTime(row.createdAt),
+  }
 }
 
 export function createTrackerEventService(ctx: Pick<AppContext, 'db' | 'clock'>) {
@@ -67,15 +92,29 @@ export function createTrackerEventService(ctx: Pick<AppContext, 'db' | 'clock'>)
         return stored
       })
       if (!row) throw subscriberNotInList('Subscriber not found in this account')
+      return answer(row, email)
+    },
+
+    /**
+     * `GET /subscribers/{email}/events` (a CRM sync of Ecomail's reads it): the person's tracker events, newest
+     * first, each as `POST /tracker/events` answered it plus `timestamp`. An address the account has no
+     * contact of: 404, as for the person's transactions.
+     */
+    async ofSubscriber(accountId: number, rawEmail: string, query: SubscriberEventsQueryT) {
+      const email = normalizeEmail(rawEmail)
+      const page = toPage(query.page, query.per_page, DEFAULT_EVENTS_PAGE)
+      const filter = { category: text(query.category), action: text(query.action) }
+      const found = await subscriberEventsPage(ctx.db, accountId, email, filter, page.perPage, page.offset)
+      if (!found.known) throw notFound('Subscriber not found')
       return {
-        id: row.id,
-        email,
-        category: row.category,
-        action: row.action,
-        label: row.label,
-        property: row.property,
-        value: row.value,
-        created_at: sqlDateTime(row.createdAt),
+        current_page: page.page,
+        data: found.rows.map((row) => {
+          const event = answer(row, email)
+          return { ...event, timestamp: event.created_at }
+        }),
+        per_page: page.perPage,
+        total: found.total,
+        last_page: lastPage(found.total, page.perPage),
       }
     },
   }

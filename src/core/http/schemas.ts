@@ -44,6 +44,19 @@ export const commonErrors = {
   500: MessageError,
 } as const
 
+/**
+ * `page` of a paged list, from 1. Absent, 0 or negative is the first page, as Laravel's paginator (Ecomail's)
+ * reads it: clients that count pages from 0 get page 1 rather than an error. Past the last page: an empty page.
+ */
+export const PageNumber = Type.Optional(
+  Type.Integer({
+    minimum: -2147483648,
+    maximum: 2147483647,
+    default: 1,
+    description: 'from 1; 0 or less is 1',
+  }),
+)
+
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) })
 export const Deleted = Type.Object({ deleted: Type.Boolean() })
 /** Free-form JSON object (custom fields, props). */

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { AnyObject } from '../../core/http/schemas.js'
+import { AnyObject, PageNumber } from '../../core/http/schemas.js'
 
 /** `GET /subscribers/{email}/automation-log` (api.md; query names of contract §3 and common alternatives). */
 
@@ -20,7 +20,7 @@ export const SORT_COLUMN_KEYS = ['sort_by', 'sort', 'order_by'] as const
 export const SORT_DIRECTION_KEYS = ['sort_dir', 'direction', 'order', 'sort_order'] as const
 
 export const AutomationLogQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1 })),
+  page: PageNumber,
   per_page: Type.Optional(
     Type.Integer({ minimum: 1, maximum: MAX_AUTOMATION_LOG_PAGE, default: DEFAULT_AUTOMATION_LOG_PAGE }),
   ),

@@ -209,7 +209,6 @@ describe('GET /campaigns', async () => {
     const cases: [string, string][] = [
       ['per_page=101', 'per_page'],
       ['per_page=0', 'per_page'],
-      ['page=0', 'page'],
       ['page=x', 'page'],
       ['sort_by=name', 'sort_by'],
       ['sort_dir=up', 'sort_dir'],

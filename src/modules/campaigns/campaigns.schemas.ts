@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { sqlDateTime } from '../../core/http/formats.js'
-import { Nullable, OrNull } from '../../core/http/schemas.js'
+import { Nullable, OrNull, PageNumber } from '../../core/http/schemas.js'
 import { CAMPAIGN_ERROR_CODES, campaignErrorOf } from './campaign-errors.js'
 import { CampaignDetailStats } from './campaign-stats.schemas.js'
 import type { campaigns, CampaignTargets } from './campaigns.table.js'
@@ -25,7 +25,7 @@ const orBlank = <T extends TSchema>(t: T) => Type.Union([t, Type.Literal('')])
  * included) arrives as the flat key `filters[title]`, and a 422 names the parameter exactly as it was sent.
  */
 export const CampaignListQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: ID_MAX, default: 1 })),
+  page: PageNumber,
   per_page: Type.Optional(
     Type.Integer({ minimum: 1, maximum: MAX_CAMPAIGN_PAGE, default: DEFAULT_CAMPAIGN_PAGE }),
   ),

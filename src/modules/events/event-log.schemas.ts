@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { isoMicro } from '../../core/http/formats.js'
-import { Nullable } from '../../core/http/schemas.js'
+import { Nullable, PageNumber } from '../../core/http/schemas.js'
 import type { EmailLogRow } from './events.repo.js'
 import type { EventType } from './events.table.js'
 
@@ -31,7 +31,7 @@ const EventFilter = Type.Array(Type.String({ maxLength: 64 }), {
 })
 
 export const EmailLogQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1 })),
+  page: PageNumber,
   per_page: Type.Optional(
     Type.Integer({ minimum: 1, maximum: MAX_EMAIL_LOG_PAGE, default: DEFAULT_EMAIL_LOG_PAGE }),
   ),

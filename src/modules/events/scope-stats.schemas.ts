@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable } from '../../core/http/schemas.js'
+import { Nullable, PageNumber } from '../../core/http/schemas.js'
 
 /**
  * Wire shapes shared by the statistics of every scope that counts mail (a campaign; an automation, or one of
@@ -38,7 +38,7 @@ export const MAX_STATS_DETAIL_PAGE = 5000
 export const DEFAULT_STATS_DETAIL_PAGE = 100
 
 export const StatsDetailQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1 })),
+  page: PageNumber,
   per_page: Type.Optional(
     Type.Integer({ minimum: 1, maximum: MAX_STATS_DETAIL_PAGE, default: DEFAULT_STATS_DETAIL_PAGE }),
   ),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { commonErrors, ErrorString, MessageError, Nullable } from '../../core/http/schemas.js'
+import { commonErrors, ErrorString, MessageError, Nullable, PageNumber } from '../../core/http/schemas.js'
 
 /** Wire shapes of the feed routes (contract §8). Times are `YYYY-MM-DD HH:MM:SS` UTC, as api.md's resources. */
 
@@ -40,7 +40,7 @@ export const FeedObject = Type.Object({
 export type FeedObjectT = Static<typeof FeedObject>
 
 export const ProductsQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1 })),
+  page: PageNumber,
   per_page: Type.Optional(
     Type.Integer({ minimum: 1, maximum: MAX_PRODUCTS_PAGE, default: DEFAULT_PRODUCTS_PAGE }),
   ),

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { PageNumber } from '../../core/http/schemas.js'
 import { GlobalSubscriber } from '../subscribers/index.js'
 
 export const MAX_SEARCH_PAGE = 100
@@ -7,7 +8,7 @@ export const DEFAULT_SEARCH_PAGE = 20
 /** The same fields arrive as the query string of `GET /search` or the JSON body of `POST /search`. */
 const searchFields = {
   query: Type.String({ maxLength: 255, description: 'prefix of an email, name, surname or phone' }),
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1 })),
+  page: PageNumber,
   per_page: Type.Optional(
     Type.Integer({ minimum: 1, maximum: MAX_SEARCH_PAGE, default: DEFAULT_SEARCH_PAGE }),
   ),

@@ -12,12 +12,12 @@ export function listPageEntriesJson(rows: readonly ListPageRow[]): string {
   for (const r of rows) {
     const email = str(r.email)
     parts.push(
-      `{"list_id":${r.list_id},"email":${email},"status":${r.status},` +
+      `{"id":${r.membership_id},"list_id":${r.list_id},"email":${email},"status":${r.status},` +
         `"subscribed_at":${str(r.subscribed_at)},"unsubscribed_at":${str(r.unsubscribed_at)},` +
         `"custom_fields":${r.custom_fields},"groups":${r.groups},"source":${str(r.source)},` +
         `"subscriber":{"id":${r.id},"name":${str(r.name)},"surname":${str(r.surname)},"email":${email},` +
         `"gender":${str(r.gender)},"company":${str(r.company)},"city":${str(r.city)},` +
-        `"country":${str(r.country)},"phone":${str(r.phone)}}}`,
+        `"country":${str(r.country)},"phone":${str(r.phone)},"tags":${r.tags}}}`,
     )
   }
   return `[${parts.join(',')}]`

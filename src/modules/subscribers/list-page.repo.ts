@@ -8,6 +8,7 @@ import { memberships } from './subscribers.table.js'
  * columns as JSON text. list-page.json.ts writes the entries from these without building objects.
  */
 export interface ListPageRow {
+  membership_id: number
   list_id: number
   status: number
   subscribed_at: string
@@ -24,6 +25,8 @@ export interface ListPageRow {
   city: string
   country: string
   phone: string | null
+  /** JSON text of the tags array. */
+  tags: string
 }
 
 /** `2026-01-02T03:04:05.123000Z`, exactly what isoMicro() writes for the JS Date of the same value. */
@@ -44,11 +47,12 @@ export async function listPageRows(
 ): Promise<ListPageRow[]> {
   return queryRows<ListPageRow>(
     ex,
-    sql`SELECT m.list_id, m.status,
+    sql`SELECT m.id AS membership_id, m.list_id, m.status,
                ${isoMicro(sql`m.subscribed_at`)} AS subscribed_at,
                ${isoMicro(sql`m.unsubscribed_at`)} AS unsubscribed_at,
                m.source, c.custom_fields::text AS custom_fields, c.groups::text AS groups,
-               c.id, c.email, c.name, c.surname, c.gender, c.company, c.city, c.country, c.phone
+               c.id, c.email, c.name, c.surname, c.gender, c.company, c.city, c.country, c.phone,
+               to_json(c.tags)::text AS tags
         FROM memberships m
         JOIN contacts c ON c.id = m.contact_id
         WHERE m.id = ANY(ARRAY(

@@ -109,13 +109,21 @@ describe('subscriber reads', async () => {
       assert.equal(first.headers['content-type'], 'application/json')
       assert.deepEqual(
         { ...first.body, data: first.body.data.length },
-        { current_page: 1, data: 20, per_page: 20, total: 25, last_page: 2 },
+        {
+          current_page: 1,
+          data: 20,
+          per_page: 20,
+          total: 25,
+          last_page: 2,
+          next_page_url: `${t.ctx.config.publicUrl}/lists/${listId}/subscribers?page=2&per_page=20`,
+        },
       )
       assert.deepEqual(
         first.body.data.map((e: { email: string }) => e.email),
         subscribed.slice(0, 20).map((c) => c.email),
       )
       assert.deepEqual(first.body.data[0], {
+        id: janMain.id,
         list_id: listId,
         email: 'jan.novak+news@shop.cz',
         status: 1,
@@ -134,16 +142,32 @@ describe('subscriber reads', async () => {
           city: 'Praha',
           country: 'CZ',
           phone: '+420 777 123 456',
+          tags: ['vip', 'škola'],
         },
       })
+      // A client that counts pages from 0 gets the first page.
+      for (const page of ['0', '-1'])
+        assert.deepEqual(
+          (await t.req('GET', `/lists/${listId}/subscribers?page=${page}`)).body,
+          first.body,
+          page,
+        )
       const second = await t.req('GET', `/lists/${listId}/subscribers?page=2`)
       assert.deepEqual(
         second.body.data.map((e: { email: string }) => e.email),
         subscribed.slice(20).map((c) => c.email),
       )
       assert.equal(second.body.current_page, 2)
+      assert.equal(second.body.next_page_url, null)
       const beyond = await t.req('GET', `/lists/${listId}/subscribers?page=3&per_page=20`)
-      assert.deepEqual(beyond.body, { current_page: 3, data: [], per_page: 20, total: 25, last_page: 2 })
+      assert.deepEqual(beyond.body, {
+        current_page: 3,
+        data: [],
+        per_page: 20,
+        total: 25,
+        last_page: 2,
+        next_page_url: null,
+      })
       const small = await t.req('GET', `/lists/${listId}/subscribers?per_page=7&page=4`)
       assert.deepEqual(
         { ...small.body, data: small.body.data.map((e: { email: string }) => e.email) },
@@ -153,6 +177,7 @@ describe('subscriber reads', async () => {
           per_page: 7,
           total: 25,
           last_page: 4,
+          next_page_url: null,
         },
       )
     })
@@ -202,7 +227,7 @@ describe('subscriber reads', async () => {
         ['per_page=0', 'per_page'],
         ['per_page=5001', 'per_page'],
         ['per_page=abc', 'per_page'],
-        ['page=0', 'page'],
+        ['page=abc', 'page'],
       ]) {
         const res = await t.req('GET', `/lists/${listId}/subscribers?${query}`)
         assert.equal(res.status, 422, query)
@@ -360,6 +385,7 @@ describe('subscriber reads', async () => {
               status: 1,
               subscribed_at: '2026-01-02T03:04:05.123000Z',
               source: 'form',
+              groups: { interests: ['shoes', 'bags'] },
             },
             [String(secondList)]: {
               id: janSecond.id,
@@ -368,6 +394,7 @@ describe('subscriber reads', async () => {
               status: 2,
               subscribed_at: '2025-06-01T10:00:00.000000Z',
               source: 'api',
+              groups: { interests: ['shoes', 'bags'] },
             },
           },
         },

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { commonErrors, ErrorList, MessageError } from '../../core/http/schemas.js'
+import { commonErrors, ErrorList, MessageError, Nullable, PageNumber } from '../../core/http/schemas.js'
 import { GlobalSubscriber, ListPageEntry, STATUS_FILTERS, SubscriberDetail } from './subscribers.schemas.js'
 
 /** Request and reply envelopes of the read endpoints; the subscriber shapes themselves are shared. */
@@ -11,7 +11,7 @@ export const MAX_LIST_PAGE = 5000
 export const DEFAULT_LIST_PAGE = 20
 
 export const ListPageQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1 })),
+  page: PageNumber,
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIST_PAGE, default: DEFAULT_LIST_PAGE })),
   // '' is what form builders send for "not chosen"; it means the default, as an absent parameter does.
   status: Type.Optional(
@@ -28,6 +28,9 @@ export const ListPage = Type.Object({
   per_page: Type.Integer(),
   total: Type.Integer(),
   last_page: Type.Integer(),
+  next_page_url: Nullable(
+    Type.String({ description: 'the next page, absolute under PUBLIC_URL; null on the last page' }),
+  ),
 })
 
 export const ListEmailParams = Type.Object({

@@ -11,7 +11,7 @@ import * as repo from './subscribers.read.repo.js'
 import { DEFAULT_LIST_PAGE, type ListPageQueryT } from './subscribers.read.schemas.js'
 import { STATUS_FILTERS, toGlobalSubscriber, toSubscriberDetail } from './subscribers.schemas.js'
 
-type Ctx = Pick<AppContext, 'db' | 'dbHandle'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'config'>
 
 /** As for tracking hits: a batch is whatever arrived together; two in flight keep the database busy. */
 const LOOKUP_BATCHES = { maxBatch: 200, maxInFlight: 2 }
@@ -26,7 +26,9 @@ export function createSubscriberReadService(ctx: Ctx) {
   return {
     /**
      * `GET /lists/{id}/subscribers`: one page of the members with one status, and how many there are, as JSON
-     * text written straight from the rows (list-page.json.ts): the largest read of the API.
+     * text written straight from the rows (list-page.json.ts): the largest read of the API. `next_page_url`
+     * (not in api.md; Laravel's paginator has it, and clients page until it is null) is absolute under
+     * PUBLIC_URL, as stats-detail's, with this request's per_page and status.
      */
     async listPage(accountId: number, listId: number, query: ListPageQueryT): Promise<string> {
       await requireList(ctx, accountId, listId)
@@ -38,7 +40,16 @@ export function createSubscriberReadService(ctx: Ctx) {
       ])
       const last = lastPage(total, page.perPage)
       const data = listPageEntriesJson(rows)
-      return `{"current_page":${page.page},"data":${data},"per_page":${page.perPage},"total":${total},"last_page":${last}}`
+      let next: string | null = null
+      if (page.page < last) {
+        const params = new URLSearchParams({ page: String(page.page + 1), per_page: String(page.perPage) })
+        if (query.status) params.set('status', query.status)
+        next = `${ctx.config.publicUrl}/lists/${listId}/subscribers?${params.toString()}`
+      }
+      return (
+        `{"current_page":${page.page},"data":${data},"per_page":${page.perPage},"total":${total},` +
+        `"last_page":${last},"next_page_url":${JSON.stringify(next)}}`
+      )
     },
 
     /** `GET /lists/{id}/subscriber/{email}` */

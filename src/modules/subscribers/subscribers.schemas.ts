@@ -121,6 +121,7 @@ export const SubscriberDetail = Type.Object({
 
 /** "Subscriber entry in a list page": `GET /lists/{id}/subscribers`. */
 export const ListPageEntry = Type.Object({
+  id: Type.Integer({ description: "the membership's id, as in the global subscriber's lists" }),
   list_id: Type.Integer(),
   email: Type.String(),
   status: Type.Integer(),
@@ -139,6 +140,7 @@ export const ListPageEntry = Type.Object({
     city: Type.String(),
     country: Type.String(),
     phone: Nullable(Type.String()),
+    tags: Type.Array(Type.String()),
   }),
 })
 
@@ -149,6 +151,9 @@ export const GlobalListMembership = Type.Object({
   status: Type.Integer(),
   subscribed_at: Type.String({ description: 'ISO 8601 UTC' }),
   source: Type.String(),
+  groups: Type.Record(Type.String(), Type.Array(Type.String()), {
+    description: "the person's preference groups (kept per person, so the same in each list)",
+  }),
 })
 
 /** "Subscriber (global, across all lists)": `GET /subscribers/{email}` and search results. */
@@ -237,6 +242,7 @@ export function toSubscriberDetail(c: ContactRow, m: MembershipRow): Static<type
 
 export function toListPageEntry(c: ContactRow, m: MembershipRow): Static<typeof ListPageEntry> {
   return {
+    id: m.id,
     list_id: m.listId,
     email: c.email,
     status: m.status,
@@ -255,6 +261,7 @@ export function toListPageEntry(c: ContactRow, m: MembershipRow): Static<typeof 
       city: c.city,
       country: c.country,
       phone: c.phone,
+      tags: c.tags,
     },
   }
 }
@@ -269,6 +276,7 @@ export function toGlobalSubscriber(c: ContactRow, ms: MembershipRow[]): Static<t
       status: m.status,
       subscribed_at: isoMicro(m.subscribedAt),
       source: m.source,
+      groups: c.groups,
     }
   }
   return {

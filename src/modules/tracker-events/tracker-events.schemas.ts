@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { PageNumber } from '../../core/http/schemas.js'
 
 /** `POST /tracker/events` (contract §9). */
 
@@ -40,7 +41,7 @@ export const DEFAULT_EVENTS_PAGE = 20
 
 /** `GET /subscribers/{email}/events`: paged as the email log, optionally one category and action. */
 export const SubscriberEventsQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1 })),
+  page: PageNumber,
   per_page: Type.Optional(
     Type.Integer({ minimum: 1, maximum: MAX_EVENTS_PAGE, default: DEFAULT_EVENTS_PAGE }),
   ),

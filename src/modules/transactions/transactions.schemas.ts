@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { MapOrEmpty, Nullable, OrNull } from '../../core/http/schemas.js'
+import { MapOrEmpty, Nullable, OrNull, PageNumber } from '../../core/http/schemas.js'
 
 /**
  * Wire shapes of the tracker's transactions (api.md "Transaction", contract §9). Input is lenient as the
@@ -137,7 +137,7 @@ export const OrderIdParams = Type.Object({ order_id: Type.String({ minLength: 1,
 export const EmailParams = Type.Object({ email: Type.String({ maxLength: 1000 }) })
 
 const Page = {
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1 })),
+  page: PageNumber,
   per_page: Type.Optional(
     Type.Integer({ minimum: 1, maximum: MAX_TRANSACTIONS_PAGE, default: DEFAULT_TRANSACTIONS_PAGE }),
   ),

@@ -108,6 +108,32 @@ describe('POST /lists/{id}/subscribe-bulk', async () => {
     assert.equal((await contactOf(t, 'sp@example.cz'))?.suppressed, 'complaint')
   })
 
+  it('takes a status by its list-page name as well as its number (a C# client sends "subscribed")', async () => {
+    const listId = await createList(t)
+    const res = await bulk(listId, {
+      subscriber_data: [
+        { email: 'named.in@example.cz', status: 'subscribed' },
+        { email: 'named.out@example.cz', status: ' Unsubscribed ' },
+      ],
+    })
+    assert.deepEqual([res.status, res.body], [200, { inserts: 2 }])
+    assert.equal((await memberOf(t, listId, 'named.in@example.cz'))?.status, 1)
+    assert.equal((await memberOf(t, listId, 'named.out@example.cz'))?.status, 2)
+    // A name stands for its number, and only the numbers a bulk import takes are taken.
+    const refused = await bulk(listId, {
+      subscriber_data: [
+        { email: 'a@example.cz', status: 'not_confirmed' },
+        { email: 'b@example.cz', status: 'deleted' },
+        { email: 'c@example.cz', status: 'constructor' },
+      ],
+    })
+    assert.deepEqual(Object.keys(refused.body.errors), [
+      'subscriber_data.0.status',
+      'subscriber_data.1.status',
+      'subscriber_data.2.status',
+    ])
+  })
+
   it('validates every entry with 422 and subscriber_data.<index>.<field>, writing nothing', async () => {
     const listId = await createList(t)
     const res = await bulk(listId, {

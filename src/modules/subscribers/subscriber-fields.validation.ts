@@ -3,6 +3,7 @@ import { FieldErrorBag } from '../../core/http/errors.js'
 import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
 import { parseJsonText } from '../../core/http/json-text.js'
 import { flagOn, type FlagT } from '../../core/http/schemas.js'
+import { STATUS_FILTERS } from './subscribers.schemas.js'
 
 /**
  * Field rules shared by every subscriber write (subscribe, subscribe-bulk, update-subscriber,
@@ -199,6 +200,14 @@ function toInteger(value: unknown): number | undefined {
   return undefined
 }
 
+/** A status by the name the list page's `status` filter gives it ("subscribed"), as some clients send it. */
+function statusByName(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined
+  const name = value.trim().toLowerCase()
+  return Object.hasOwn(STATUS_FILTERS, name) ? STATUS_FILTERS[name as keyof typeof STATUS_FILTERS] : undefined
+}
+
+/** A status number, also as a numeric string or by its list-page name; it must be one of `allowed`. */
 export function checkStatus(
   value: unknown,
   path: string,
@@ -206,7 +215,7 @@ export function checkStatus(
   bag: FieldErrorBag,
 ): number | undefined {
   if (value === undefined || value === null) return undefined
-  const status = toInteger(value)
+  const status = toInteger(value) ?? statusByName(value)
   if (status === undefined || !allowed.includes(status)) {
     bag.add(path, `The selected ${label(path)} is invalid.`)
     return undefined

@@ -287,6 +287,16 @@ describe('POST /lists/{id}/subscribe', async () => {
     assert.deepEqual(badStatus.body, {
       errors: { 'subscriber_data.status': ['The selected status is invalid.'] },
     })
+    // By its list-page name too (a C# client's "subscribed"), on subscribe and update-subscriber alike.
+    const named = 'named.status@example.cz'
+    assert.equal((await subscribe({ subscriber_data: { email: named, status: 'subscribed' } })).status, 200)
+    assert.equal((await memberOf(t, listId, named))?.status, 1)
+    const out = await t.req('PUT', `/lists/${listId}/update-subscriber`, {
+      body: { email: named, subscriber_data: { status: 'Unsubscribed' } },
+    })
+    assert.deepEqual([out.status, (await memberOf(t, listId, named))?.status], [200, 2])
+    const unknown = await subscribe({ subscriber_data: { email, status: 'gone' } })
+    assert.deepEqual(Object.keys(unknown.body.errors), ['subscriber_data.status'])
   })
 
   it('two simultaneous subscribes of one new address both succeed on one contact', async () => {

@@ -59,7 +59,14 @@ export const SubscriberData = Type.Object({
   birthday: str(32),
   nameday: str(32),
   source: str(),
-  status: Type.Optional(OrNull(Type.Integer())),
+  // A number, as a numeric string, or by its list-page name ("subscribed"): checkStatus reads all three.
+  status: Type.Optional(
+    Type.Unsafe<number | string | null>({
+      type: ['integer', 'string', 'null'],
+      maxLength: 32,
+      description: 'a status number, or its list-page name (subscribed, unsubscribed, …)',
+    }),
+  ),
   rating: Type.Optional(OrNull(Type.Number())),
   // Or a map of them: PHP writes a list with gaps in its keys (after array_unique or array_filter) as an object.
   tags: Type.Optional(

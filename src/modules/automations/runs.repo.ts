@@ -175,6 +175,22 @@ export async function subscribedContact(
   return row?.id
 }
 
+/** The address's status in the list (undefined: no member), for telling a caller why no run started. */
+export async function memberStatus(
+  ex: Executor,
+  accountId: number,
+  listId: number,
+  email: string,
+): Promise<number | undefined> {
+  const row = await queryOne<{ status: number }>(
+    ex,
+    sql`SELECT m.status FROM contacts c
+        JOIN memberships m ON m.contact_id = c.id AND m.list_id = ${listId}
+        WHERE c.account_id = ${accountId} AND c.email = ${email}`,
+  )
+  return row?.status
+}
+
 /**
  * Serialises run starts of one pipeline for one contact until commit, so two triggers at once cannot both
  * pass the `once` check.

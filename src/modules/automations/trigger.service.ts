@@ -3,6 +3,7 @@ import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
 import { fieldError, notFound, subscriberNotInList } from '../../core/http/errors.js'
 import { findPipeline } from '../pipelines/index.js'
 import { startRun } from './run-start.js'
+import { memberStatus } from './runs.repo.js'
 import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock'>
@@ -23,8 +24,17 @@ export function createTriggerService(ctx: Ctx) {
       const outcome = await retriedTransaction(ctx.db, (tx) =>
         startRun(tx, pipeline, address, 'api', ctx.clock.now()),
       )
-      // A call of the API starts no chain of runs (run-chain.ts), so the only run not started is a non-member's.
-      if (!('runId' in outcome)) throw subscriberNotInList()
+      // A call of the API starts no chain of runs (run-chain.ts), so the only run not started is a non-member's,
+      // or a member's who is not subscribed (unsubscribed, unconfirmed, bounced): say which, as a member
+      // shows in GET /lists/{id}/subscriber/{email} whatever their status.
+      if (!('runId' in outcome)) {
+        const status = await memberStatus(ctx.db, accountId, pipeline.listId, address)
+        throw subscriberNotInList(
+          status === undefined
+            ? undefined
+            : `Subscriber is in this list but not subscribed (status ${status}): automations start only for subscribed members`,
+        )
+      }
       return { success: true as const, trigger_id: String(outcome.runId) }
     },
   }

@@ -52,8 +52,23 @@ describe('automation triggers', async () => {
     )
 
     const stranger = await t.req('POST', `/pipelines/${once}/trigger`, { body: { email: 'who@example.cz' } })
-    assert.equal(stranger.status, 404)
-    assert.ok(Array.isArray(stranger.body.errors))
+    assert.deepEqual(
+      [stranger.status, stranger.body],
+      [404, { errors: ['Subscriber not found in this list'] }],
+    )
+    // A member who is not subscribed starts no run, and is told so rather than that they are not in the list.
+    await subscribe(t, listId, 'left@example.cz', { status: 2 }, { trigger_autoresponders: false })
+    const left = await t.req('POST', `/pipelines/${repeat}/trigger`, { body: { email: 'left@example.cz' } })
+    assert.deepEqual(
+      [left.status, left.body.errors],
+      [
+        404,
+        [
+          'Subscriber is in this list but not subscribed (status 2): automations start only for subscribed members',
+        ],
+      ],
+    )
+    assert.deepEqual(await emails(repeat), ['api@example.cz', 'api@example.cz'])
     const malformed = await t.req('POST', `/pipelines/${once}/trigger`, { body: { email: 'not-an-address' } })
     assert.equal(malformed.status, 422)
     assert.deepEqual(malformed.body, { errors: { email: ['The email must be a valid email address.'] } })

@@ -44,6 +44,9 @@ export const commonErrors = {
   500: MessageError,
 } as const
 
+/** '' is what form builders and PHP's http_build_query send for "not chosen": no filter, as when absent. */
+export const orBlank = <T extends TSchema>(t: T) => Type.Union([t, Type.Literal('')])
+
 /**
  * `page` of a paged list, from 1. Absent, 0 or negative is the first page, as Laravel's paginator (Ecomail's)
  * reads it: clients that count pages from 0 get page 1 rather than an error. Past the last page: an empty page.

@@ -289,6 +289,7 @@ describe('campaign stats-detail and logs', async () => {
       const inCampaign = await log(`?email=${R(0)}`)
       assert.deepEqual([inCampaign.body.total, of(inCampaign, 'email')], [6, [R(0)]])
       assert.equal((await all('?email=%20')).body.total, 28)
+      assert.equal((await all('?campaign_id=&email=')).body.total, 28)
       assert.equal((await all(`?campaign_id=${theirs}`)).status, 404)
       const bad = await all('?campaign_id=abc')
       assert.deepEqual([bad.status, Object.keys(bad.body.errors)], [422, ['campaign_id']])

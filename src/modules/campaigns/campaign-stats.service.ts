@@ -109,11 +109,11 @@ export function createCampaignStatsService(ctx: Ctx) {
 
     /**
      * `GET /campaigns/{id}/log`, or with no campaign `GET /campaigns/log` (all of the account's, or the one its
-     * `campaign_id` names: another account's is a 404 there too). `email` keeps one recipient's events; a
-     * blank one is no filter, as a form's empty field.
+     * `campaign_id` names: another account's is a 404 there too). `email` keeps one recipient's events. A
+     * blank filter is none, as a form's empty field.
      */
     async log(accountId: number, campaignId: number | null, query: CampaignLogQueryT) {
-      const asked = campaignId ?? query.campaign_id ?? null
+      const asked = campaignId ?? (query.campaign_id || null)
       const id = asked === null ? null : await ownCampaign(accountId, asked)
       const email = query.email?.trim() ? normalizeEmail(query.email) : null
       return campaignLog(ctx.db, accountId, { campaignId: id, email }, query)

@@ -1,6 +1,6 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import { sqlDateTime } from '../../core/http/formats.js'
-import { Nullable, OrNull, PageNumber } from '../../core/http/schemas.js'
+import { Nullable, orBlank, OrNull, PageNumber } from '../../core/http/schemas.js'
 import { CAMPAIGN_ERROR_CODES, campaignErrorOf } from './campaign-errors.js'
 import { CampaignDetailStats } from './campaign-stats.schemas.js'
 import type { campaigns, CampaignTargets } from './campaigns.table.js'
@@ -17,8 +17,6 @@ export const DEFAULT_CAMPAIGN_PAGE = 20
 const ID_MAX = 2147483647
 const DAY_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$'
 const Day = (description: string) => Type.String({ pattern: DAY_PATTERN, description })
-/** '' is what form builders and PHP's http_build_query send for "not chosen": no filter, as when absent. */
-const orBlank = <T extends TSchema>(t: T) => Type.Union([t, Type.Literal('')])
 
 /**
  * Fastify's query parser keeps bracketed names as they are, so `filters[title]=x` (PHP's `filters%5Btitle%5D`

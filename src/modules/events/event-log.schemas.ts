@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { isoMicro } from '../../core/http/formats.js'
-import { Nullable, PageNumber } from '../../core/http/schemas.js'
+import { Nullable, orBlank, PageNumber } from '../../core/http/schemas.js'
 import type { EmailLogRow } from './events.repo.js'
 import type { EventType } from './events.table.js'
 
@@ -56,7 +56,7 @@ export const AccountCampaignLogQuery = Type.Composite([
   CampaignLogQuery,
   Type.Object({
     campaign_id: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 2147483647, description: 'as GET /campaigns/{id}/log' }),
+      orBlank(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'as GET /campaigns/{id}/log' })),
     ),
   }),
 ])

@@ -1,5 +1,5 @@
 import type { Executor } from '../../core/db/client.js'
-import { toPage } from '../../core/db/pagination.js'
+import { nextPageUrl, toPage } from '../../core/db/pagination.js'
 import { normalizeEmail } from '../../core/http/email.js'
 import { scopeDetailPage, type DetailRow, type StatsScope } from './scope-stats.repo.js'
 import { DEFAULT_STATS_DETAIL_PAGE, type StatsDetailQueryT } from './scope-stats.schemas.js'
@@ -31,14 +31,11 @@ export async function readStatsDetail(
   )
   const subscribers: Record<string, Omit<DetailRow, 'email'>> = {}
   for (const { email: address, ...counts } of rows) subscribers[address] = counts
-  let next: string | null = null
-  if (page.offset + page.perPage < total) {
-    const params = new URLSearchParams({ page: String(page.page + 1) })
-    if (page.perPage !== DEFAULT_STATS_DETAIL_PAGE) params.set('per_page', String(page.perPage))
-    if (email !== undefined) params.set('email', email)
-    if (query.event !== undefined) params.set('event', query.event)
-    if (query.from_date) params.set('from_date', query.from_date.trim())
-    next = `${url}?${params.toString()}`
-  }
+  const next = nextPageUrl(url, page, total, {
+    per_page: page.perPage !== DEFAULT_STATS_DETAIL_PAGE ? String(page.perPage) : undefined,
+    email,
+    event: query.event,
+    from_date: query.from_date ? query.from_date.trim() : undefined,
+  })
   return { total, per_page: page.perPage, next_page_url: next, subscribers }
 }

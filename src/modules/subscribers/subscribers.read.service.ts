@@ -1,6 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import { createBatcher } from '../../core/db/batcher.js'
-import { lastPage, toPage } from '../../core/db/pagination.js'
+import { lastPage, nextPageUrl, toPage } from '../../core/db/pagination.js'
 import { normalizeEmail } from '../../core/http/email.js'
 import { notFound, subscriberNotInList } from '../../core/http/errors.js'
 import { requireList } from '../lists/index.js'
@@ -40,12 +40,10 @@ export function createSubscriberReadService(ctx: Ctx) {
       ])
       const last = lastPage(total, page.perPage)
       const data = listPageEntriesJson(rows)
-      let next: string | null = null
-      if (page.page < last) {
-        const params = new URLSearchParams({ page: String(page.page + 1), per_page: String(page.perPage) })
-        if (query.status) params.set('status', query.status)
-        next = `${ctx.config.publicUrl}/lists/${listId}/subscribers?${params.toString()}`
-      }
+      const next = nextPageUrl(`${ctx.config.publicUrl}/lists/${listId}/subscribers`, page, total, {
+        per_page: String(page.perPage),
+        status: query.status || undefined,
+      })
       return (
         `{"current_page":${page.page},"data":${data},"per_page":${page.perPage},"total":${total},` +
         `"last_page":${last},"next_page_url":${JSON.stringify(next)}}`

@@ -29,7 +29,9 @@ export async function insertTrackerEvent(ex: Executor, values: NewTrackerEvent):
 
 /**
  * One address's events in the account, newest first, of one category and action when given ('' or undefined:
- * any). `known` is false when the account has no contact of that address (the caller answers 404).
+ * any). `known` is false when the account has no contact of that address (the caller answers 404). The contact
+ * index finds the person's events and they are sorted here: cheap for the events a person has, though a site
+ * that reports every page view would want an index on (contact_id, created_at) for it.
  */
 export async function subscriberEventsPage(
   ex: Executor,

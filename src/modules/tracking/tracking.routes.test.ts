@@ -5,6 +5,7 @@ import { startTestApp } from '../../../test/helpers/app.js'
 import { ManualClock } from '../../core/clock.js'
 import { events, type EventType } from '../events/index.js'
 import { findMessage, messages, type NewMessage } from '../messages/index.js'
+import { pipelines } from '../pipelines/index.js'
 import { trackingLinks } from './tracking.links.js'
 import { signToken } from '../../core/ids.js'
 
@@ -209,6 +210,38 @@ describe('tracking pages', async () => {
     assert.equal(again.status, 200)
     assert.equal(again.headers.location, undefined)
     assert.equal((await eventsOf(m.id, 'unsub')).length, 1, 'a repeated one-click writes no second event')
+  })
+
+  it("an automation mail's one-click leaves its pipeline's list, not the person's other lists", async () => {
+    const email = 'flow.reader@example.cz'
+    const flowList = (await t.req('POST', '/lists', { body: { name: 'Flow' } })).body.id
+    const otherList = (await t.req('POST', '/lists', { body: { name: 'Other' } })).body.id
+    for (const id of [flowList, otherList])
+      await t.req('POST', `/lists/${id}/subscribe`, {
+        body: { subscriber_data: { email }, skip_confirmation: true },
+      })
+    const [pipeline] = await t.ctx.db
+      .insert(pipelines)
+      .values({
+        accountId: t.account.id,
+        name: 'Welcome',
+        listId: flowList,
+        status: 'active',
+        trigger: { type: 'api' },
+        reentry: 'once',
+        start: 'e',
+        actions: [{ id: 'e', type: 'end', properties: { name: 'end' }, next: [] }],
+      })
+      .returning()
+    const m = await newMessage({ email, kind: 'automation', pipelineId: pipeline!.id, actionId: 'm' })
+    const res = await t.req('POST', path(links.unsubscribe(m.id)), {
+      key: null,
+      body: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
+    assert.equal(res.status, 200)
+    const lists = (await t.req('GET', `/subscribers/${email}`)).body.subscriber.lists
+    assert.deepEqual([lists[flowList].status, lists[otherList].status], [2, 1])
   })
 
   it('takes a one-click POST with an empty body or as multipart/form-data', async () => {

@@ -83,7 +83,7 @@ describe('reading transactions', async () => {
     const over = await t.req('GET', '/tracker/transaction?per_page=501')
     assert.equal(over.status, 422)
     assert.deepEqual(Object.keys(over.body.errors), ['per_page'])
-    // Page 0 (or less, or empty) is the first page, as Laravel's paginator reads it; a word is an error.
+    // Page 0 (or less) is the first page, as Laravel's paginator reads it; a word is an error.
     const first = await t.req('GET', '/tracker/transaction?page=1&per_page=2')
     const zero = await t.req('GET', '/tracker/transaction?page=0&per_page=2')
     assert.deepEqual([zero.status, zero.body.current_page, orders(zero.body)], [200, 1, orders(first.body)])

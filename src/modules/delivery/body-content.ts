@@ -69,8 +69,9 @@ export async function bodyContent(ctx: Ctx, body: BodyRow): Promise<BodyContent>
 
 /**
  * One recipient of a body: global values, overridden by the recipient's own (names lower-cased at intake),
- * then the reserved ones and the provided ones (coupon codes), which no merge_vars entry can replace. No
- * prototype: `*|constructor|*` must render empty.
+ * then the reserved ones and the provided ones (coupon codes), which no merge_vars entry can replace. `name`
+ * given by neither is the recipient's `to[].name`: templates written for Ecomail greet `*|NAME|*`, which it
+ * fills itself. No prototype: `*|constructor|*` must render empty.
  */
 export function bodyRecipient(
   body: Pick<BodyRow, 'globalVars' | 'copies' | 'trackOpens' | 'trackClicks'>,
@@ -81,6 +82,7 @@ export function bodyRecipient(
   vars.email = m.email
   vars['address.email'] = m.email
   vars['address.name'] = m.recipientName
+  if (vars.name === undefined && m.recipientName !== '') vars.name = m.recipientName
   vars.email_id = String(m.id)
   if (provided) Object.assign(vars, provided)
   const copies = body.copies[m.email]

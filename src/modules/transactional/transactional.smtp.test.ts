@@ -214,6 +214,18 @@ describe('transactional mail over SMTP', async () => {
     const html = String(mail.parsed.html)
     assert.ok(html.includes('<p>Eva</p><a href="https://x.example/">x</a>'), html)
     assert.ok(!html.includes('/t/o/'))
+    // Without a `name` merge var, *|name|* is the recipient's name as the call gives it.
+    const named = await send(
+      {
+        template_id: tpl.body.id,
+        from_name: 'Shop',
+        from_email: 'orders@shop.example',
+        to: [{ email: 'named.tpl@example.cz', name: 'Jana Zelená' }],
+      },
+      '/transactional/send-template',
+    )
+    assert.equal(named.status, 200, JSON.stringify(named.body))
+    assert.equal((await mailTo(sink, 'named.tpl@example.cz')).parsed.subject, 'Template for Jana Zelená')
   })
 
   it('records a recipient the relay refuses with 550 as a hard bounce and suppresses it', async () => {

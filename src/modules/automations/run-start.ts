@@ -1,7 +1,7 @@
 import type { Executor } from '../../core/db/client.js'
 import type { PipelineRow } from '../pipelines/index.js'
 import { MAX_CHAIN } from './run-chain.js'
-import { anyRunOf, insertRun, lockPipelineContact, subscribedContact } from './runs.repo.js'
+import { anyRunOf, insertRun, listMember, lockPipelineContact } from './runs.repo.js'
 
 export type StartOutcome =
   | { kind: 'started'; runId: number }
@@ -27,8 +27,9 @@ export async function startRun(
   chain = 0,
 ): Promise<StartOutcome> {
   if (chain > MAX_CHAIN) return { kind: 'loop' }
-  const contactId = await subscribedContact(tx, pipeline.accountId, pipeline.listId, email)
-  if (contactId === undefined) return { kind: 'not_in_list' }
+  const member = await listMember(tx, pipeline.accountId, pipeline.listId, email)
+  if (member?.status !== 1) return { kind: 'not_in_list' }
+  const contactId = member.id
   if (pipeline.reentry === 'once') {
     await lockPipelineContact(tx, pipeline.id, contactId)
     const earlier = await anyRunOf(tx, pipeline.id, contactId)

@@ -159,36 +159,22 @@ export async function moveRuns(ex: Executor, moves: readonly RunMove[], now: Dat
   )
 }
 
-/** The contact id of `email` when it is subscribed (status 1) to `listId` of the account. */
-export async function subscribedContact(
+/**
+ * The account's contact of `email` and its status in `listId`; undefined when it is no member. Runs start only
+ * for status 1; the status tells a caller why none started.
+ */
+export async function listMember(
   ex: Executor,
   accountId: number,
   listId: number,
   email: string,
-): Promise<number | undefined> {
-  const row = await queryOne<{ id: number }>(
+): Promise<{ id: number; status: number } | undefined> {
+  return queryOne<{ id: number; status: number }>(
     ex,
-    sql`SELECT c.id FROM contacts c
-        JOIN memberships m ON m.contact_id = c.id AND m.list_id = ${listId}
-        WHERE c.account_id = ${accountId} AND c.email = ${email} AND m.status = 1`,
-  )
-  return row?.id
-}
-
-/** The address's status in the list (undefined: no member), for telling a caller why no run started. */
-export async function memberStatus(
-  ex: Executor,
-  accountId: number,
-  listId: number,
-  email: string,
-): Promise<number | undefined> {
-  const row = await queryOne<{ status: number }>(
-    ex,
-    sql`SELECT m.status FROM contacts c
+    sql`SELECT c.id, m.status FROM contacts c
         JOIN memberships m ON m.contact_id = c.id AND m.list_id = ${listId}
         WHERE c.account_id = ${accountId} AND c.email = ${email}`,
   )
-  return row?.status
 }
 
 /**

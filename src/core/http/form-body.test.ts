@@ -135,11 +135,11 @@ describe('form-encoded request bodies', async () => {
   })
 
   it('answers a wrong value with the 422 field errors JSON gets', async () => {
-    const data = { subscriber_data: { email: 'c@x.cz', status: 'abc' }, resubscribe: 'maybe' }
+    const data = { subscriber_data: { email: 'c@x.cz', rating: 'abc' }, resubscribe: 'maybe' }
     const json = await t.req('POST', `/lists/${list}/subscribe`, { body: data })
     const res = await post(`/lists/${list}/subscribe`, httpBuildQuery(data))
     assert.equal(res.status, 422)
-    assert.deepEqual(Object.keys(res.body.errors).sort(), ['resubscribe', 'subscriber_data.status'])
+    assert.deepEqual(Object.keys(res.body.errors).sort(), ['resubscribe', 'subscriber_data.rating'])
     assert.deepEqual(res.body, json.body)
     const nul = await post(
       `/lists/${list}/subscribe`,

@@ -1,6 +1,6 @@
-import { sql } from 'drizzle-orm'
+import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
-import { queryOne, queryRows } from '../../core/db/sql.js'
+import { queryOne } from '../../core/db/sql.js'
 import { trackerEvents } from './tracker-events.table.js'
 
 /** The contact of `email` when it is in at least one of the account's lists (any status), else undefined. */
@@ -46,39 +46,20 @@ export async function subscriberEventsPage(
     sql`SELECT id FROM contacts WHERE account_id = ${accountId}::int AND email = ${email}`,
   )
   if (!contact) return { known: false, rows: [], total: 0 }
-  const where = sql`contact_id = ${contact.id}
-    ${filter.category ? sql`AND category = ${filter.category}` : sql``}
-    ${filter.action ? sql`AND action = ${filter.action}` : sql``}`
-  const rows = await queryRows<{
-    id: string | number
-    category: string
-    action: string
-    label: string
-    property: string
-    value: string
-    created_at: string | Date
-  }>(
-    ex,
-    sql`SELECT id, category, action, label, property, value, created_at FROM tracker_events
-        WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
+  const where = and(
+    eq(trackerEvents.contactId, contact.id),
+    filter.category ? eq(trackerEvents.category, filter.category) : undefined,
+    filter.action ? eq(trackerEvents.action, filter.action) : undefined,
   )
-  const count = await queryOne<{ n: number }>(
-    ex,
-    sql`SELECT count(*)::int AS n FROM tracker_events WHERE ${where}`,
-  )
-  return {
-    known: true,
-    rows: rows.map((r) => ({
-      id: Number(r.id),
-      accountId,
-      contactId: contact.id,
-      category: r.category,
-      action: r.action,
-      label: r.label,
-      property: r.property,
-      value: r.value,
-      createdAt: new Date(r.created_at),
-    })),
-    total: count?.n ?? 0,
-  }
+  const [rows, [counted]] = await Promise.all([
+    ex
+      .select()
+      .from(trackerEvents)
+      .where(where)
+      .orderBy(desc(trackerEvents.createdAt), desc(trackerEvents.id))
+      .limit(limit)
+      .offset(offset),
+    ex.select({ n: count() }).from(trackerEvents).where(where),
+  ])
+  return { known: true, rows, total: counted?.n ?? 0 }
 }

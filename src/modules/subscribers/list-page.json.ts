@@ -17,7 +17,7 @@ export function listPageEntriesJson(rows: readonly ListPageRow[]): string {
         `"custom_fields":${r.custom_fields},"groups":${r.groups},"source":${str(r.source)},` +
         `"subscriber":{"id":${r.id},"name":${str(r.name)},"surname":${str(r.surname)},"email":${email},` +
         `"gender":${str(r.gender)},"company":${str(r.company)},"city":${str(r.city)},` +
-        `"country":${str(r.country)},"phone":${str(r.phone)},"tags":${r.tags}}}`,
+        `"country":${str(r.country)},"phone":${str(r.phone)}}}`,
     )
   }
   return `[${parts.join(',')}]`

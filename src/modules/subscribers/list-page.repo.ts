@@ -25,8 +25,6 @@ export interface ListPageRow {
   city: string
   country: string
   phone: string | null
-  /** JSON text of the tags array. */
-  tags: string
 }
 
 /** `2026-01-02T03:04:05.123000Z`, exactly what isoMicro() writes for the JS Date of the same value. */
@@ -51,8 +49,7 @@ export async function listPageRows(
                ${isoMicro(sql`m.subscribed_at`)} AS subscribed_at,
                ${isoMicro(sql`m.unsubscribed_at`)} AS unsubscribed_at,
                m.source, c.custom_fields::text AS custom_fields, c.groups::text AS groups,
-               c.id, c.email, c.name, c.surname, c.gender, c.company, c.city, c.country, c.phone,
-               to_json(c.tags)::text AS tags
+               c.id, c.email, c.name, c.surname, c.gender, c.company, c.city, c.country, c.phone
         FROM memberships m
         JOIN contacts c ON c.id = m.contact_id
         WHERE m.id = ANY(ARRAY(

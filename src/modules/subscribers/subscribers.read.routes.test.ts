@@ -142,7 +142,6 @@ describe('subscriber reads', async () => {
           city: 'Praha',
           country: 'CZ',
           phone: '+420 777 123 456',
-          tags: ['vip', 'škola'],
         },
       })
       // A client that counts pages from 0 gets the first page.

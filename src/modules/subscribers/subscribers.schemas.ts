@@ -147,7 +147,6 @@ export const ListPageEntry = Type.Object({
     city: Type.String(),
     country: Type.String(),
     phone: Nullable(Type.String()),
-    tags: Type.Array(Type.String()),
   }),
 })
 
@@ -268,7 +267,6 @@ export function toListPageEntry(c: ContactRow, m: MembershipRow): Static<typeof 
       city: c.city,
       country: c.country,
       phone: c.phone,
-      tags: c.tags,
     },
   }
 }

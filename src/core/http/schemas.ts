@@ -60,6 +60,10 @@ export const PageNumber = Type.Optional(
   }),
 )
 
+/** `per_page` of a paged list: 1 to `maximum`, `fallback` when absent (each list has its own limits). */
+export const PerPage = (maximum: number, fallback: number) =>
+  Type.Optional(Type.Integer({ minimum: 1, maximum, default: fallback }))
+
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) })
 export const Deleted = Type.Object({ deleted: Type.Boolean() })
 /** Free-form JSON object (custom fields, props). */

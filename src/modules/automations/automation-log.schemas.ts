@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { AnyObject, PageNumber } from '../../core/http/schemas.js'
+import { AnyObject, PageNumber, PerPage } from '../../core/http/schemas.js'
 
 /** `GET /subscribers/{email}/automation-log` (api.md; query names of contract §3 and common alternatives). */
 
@@ -21,9 +21,7 @@ export const SORT_DIRECTION_KEYS = ['sort_dir', 'direction', 'order', 'sort_orde
 
 export const AutomationLogQuery = Type.Object({
   page: PageNumber,
-  per_page: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_AUTOMATION_LOG_PAGE, default: DEFAULT_AUTOMATION_LOG_PAGE }),
-  ),
+  per_page: PerPage(MAX_AUTOMATION_LOG_PAGE, DEFAULT_AUTOMATION_LOG_PAGE),
   sort_by: Type.Optional(SortColumn),
   sort: Type.Optional(SortColumn),
   order_by: Type.Optional(SortColumn),

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { sqlDateTime } from '../../core/http/formats.js'
-import { Nullable, orBlank, OrNull, PageNumber } from '../../core/http/schemas.js'
+import { Nullable, orBlank, OrNull, PageNumber, PerPage } from '../../core/http/schemas.js'
 import { CAMPAIGN_ERROR_CODES, campaignErrorOf } from './campaign-errors.js'
 import { CampaignDetailStats } from './campaign-stats.schemas.js'
 import type { campaigns, CampaignTargets } from './campaigns.table.js'
@@ -24,9 +24,7 @@ const Day = (description: string) => Type.String({ pattern: DAY_PATTERN, descrip
  */
 export const CampaignListQuery = Type.Object({
   page: PageNumber,
-  per_page: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_CAMPAIGN_PAGE, default: DEFAULT_CAMPAIGN_PAGE }),
-  ),
+  per_page: PerPage(MAX_CAMPAIGN_PAGE, DEFAULT_CAMPAIGN_PAGE),
   sort_by: Type.Optional(
     Type.Union(
       CAMPAIGN_SORTS.map((s) => Type.Literal(s)),

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { isoMicro } from '../../core/http/formats.js'
-import { Nullable, orBlank, PageNumber } from '../../core/http/schemas.js'
+import { Nullable, orBlank, PageNumber, PerPage } from '../../core/http/schemas.js'
 import type { EmailLogRow } from './events.repo.js'
 import type { EventType } from './events.table.js'
 
@@ -32,9 +32,7 @@ const EventFilter = Type.Array(Type.String({ maxLength: 64 }), {
 
 export const EmailLogQuery = Type.Object({
   page: PageNumber,
-  per_page: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_EMAIL_LOG_PAGE, default: DEFAULT_EMAIL_LOG_PAGE }),
-  ),
+  per_page: PerPage(MAX_EMAIL_LOG_PAGE, DEFAULT_EMAIL_LOG_PAGE),
   'events[]': Type.Optional(EventFilter),
   events: Type.Optional(EventFilter),
 })

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable, PageNumber } from '../../core/http/schemas.js'
+import { Nullable, PageNumber, PerPage } from '../../core/http/schemas.js'
 
 /**
  * Wire shapes shared by the statistics of every scope that counts mail (a campaign; an automation, or one of
@@ -39,9 +39,7 @@ export const DEFAULT_STATS_DETAIL_PAGE = 100
 
 export const StatsDetailQuery = Type.Object({
   page: PageNumber,
-  per_page: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_STATS_DETAIL_PAGE, default: DEFAULT_STATS_DETAIL_PAGE }),
-  ),
+  per_page: PerPage(MAX_STATS_DETAIL_PAGE, DEFAULT_STATS_DETAIL_PAGE),
   email: Type.Optional(Type.String({ maxLength: 1000, description: 'only this recipient' })),
   event: Type.Optional(
     Type.Union(

@@ -1,5 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { commonErrors, ErrorString, MessageError, Nullable, PageNumber } from '../../core/http/schemas.js'
+import {
+  commonErrors,
+  ErrorString,
+  MessageError,
+  Nullable,
+  PageNumber,
+  PerPage,
+} from '../../core/http/schemas.js'
 
 /** Wire shapes of the feed routes (contract §8). Times are `YYYY-MM-DD HH:MM:SS` UTC, as api.md's resources. */
 
@@ -41,9 +48,7 @@ export type FeedObjectT = Static<typeof FeedObject>
 
 export const ProductsQuery = Type.Object({
   page: PageNumber,
-  per_page: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_PRODUCTS_PAGE, default: DEFAULT_PRODUCTS_PAGE }),
-  ),
+  per_page: PerPage(MAX_PRODUCTS_PAGE, DEFAULT_PRODUCTS_PAGE),
 })
 export type ProductsQueryT = Static<typeof ProductsQuery>
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { PageNumber } from '../../core/http/schemas.js'
+import { PageNumber, PerPage } from '../../core/http/schemas.js'
 import { GlobalSubscriber } from '../subscribers/index.js'
 
 export const MAX_SEARCH_PAGE = 100
@@ -9,9 +9,7 @@ export const DEFAULT_SEARCH_PAGE = 20
 const searchFields = {
   query: Type.String({ maxLength: 255, description: 'prefix of an email, name, surname or phone' }),
   page: PageNumber,
-  per_page: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_SEARCH_PAGE, default: DEFAULT_SEARCH_PAGE }),
-  ),
+  per_page: PerPage(MAX_SEARCH_PAGE, DEFAULT_SEARCH_PAGE),
 }
 export const SearchQuery = Type.Object(searchFields)
 export const SearchBody = Type.Object(searchFields)

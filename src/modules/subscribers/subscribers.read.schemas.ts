@@ -1,5 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { commonErrors, ErrorList, MessageError, Nullable, PageNumber } from '../../core/http/schemas.js'
+import {
+  commonErrors,
+  ErrorList,
+  MessageError,
+  Nullable,
+  PageNumber,
+  PerPage,
+} from '../../core/http/schemas.js'
 import { GlobalSubscriber, ListPageEntry, STATUS_FILTERS, SubscriberDetail } from './subscribers.schemas.js'
 
 /** Request and reply envelopes of the read endpoints; the subscriber shapes themselves are shared. */
@@ -12,7 +19,7 @@ export const DEFAULT_LIST_PAGE = 20
 
 export const ListPageQuery = Type.Object({
   page: PageNumber,
-  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIST_PAGE, default: DEFAULT_LIST_PAGE })),
+  per_page: PerPage(MAX_LIST_PAGE, DEFAULT_LIST_PAGE),
   // '' is what form builders send for "not chosen"; it means the default, as an absent parameter does.
   status: Type.Optional(
     Type.Union([...statusNames.map((s) => Type.Literal(s)), Type.Literal('')], {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { PageNumber } from '../../core/http/schemas.js'
+import { PageNumber, PerPage } from '../../core/http/schemas.js'
 
 /** `POST /tracker/events` (contract §9). */
 
@@ -42,9 +42,7 @@ export const DEFAULT_EVENTS_PAGE = 20
 /** `GET /subscribers/{email}/events`: paged as the email log, optionally one category and action. */
 export const SubscriberEventsQuery = Type.Object({
   page: PageNumber,
-  per_page: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_EVENTS_PAGE, default: DEFAULT_EVENTS_PAGE }),
-  ),
+  per_page: PerPage(MAX_EVENTS_PAGE, DEFAULT_EVENTS_PAGE),
   category: Type.Optional(Type.String({ maxLength: 255 })),
   action: Type.Optional(Type.String({ maxLength: 255 })),
 })

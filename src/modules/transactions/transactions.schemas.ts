@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { MapOrEmpty, Nullable, OrNull, PageNumber } from '../../core/http/schemas.js'
+import { MapOrEmpty, Nullable, OrNull, PageNumber, PerPage } from '../../core/http/schemas.js'
 
 /**
  * Wire shapes of the tracker's transactions (api.md "Transaction", contract §9). Input is lenient as the
@@ -138,9 +138,7 @@ export const EmailParams = Type.Object({ email: Type.String({ maxLength: 1000 })
 
 const Page = {
   page: PageNumber,
-  per_page: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_TRANSACTIONS_PAGE, default: DEFAULT_TRANSACTIONS_PAGE }),
-  ),
+  per_page: PerPage(MAX_TRANSACTIONS_PAGE, DEFAULT_TRANSACTIONS_PAGE),
 }
 export const PageQuery = Type.Object(Page)
 export type PageQueryT = Static<typeof PageQuery>

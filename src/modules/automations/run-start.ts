@@ -7,8 +7,8 @@ export type StartOutcome =
   | { kind: 'started'; runId: number }
   /** `once` re-entry: the pipeline already ran for this subscriber; the earlier run's id. */
   | { kind: 'refused'; runId: number }
-  /** The address is not a subscribed member of the pipeline's list. */
-  | { kind: 'not_in_list' }
+  /** The address is not a subscribed member of the pipeline's list; `status` when it is a member all the same. */
+  | { kind: 'not_in_list'; status?: number }
   /** MAX_CHAIN runs were started in a row by automations without a pause (run-chain.ts): a loop, stopped. */
   | { kind: 'loop' }
 
@@ -28,7 +28,7 @@ export async function startRun(
 ): Promise<StartOutcome> {
   if (chain > MAX_CHAIN) return { kind: 'loop' }
   const member = await listMember(tx, pipeline.accountId, pipeline.listId, email)
-  if (member?.status !== 1) return { kind: 'not_in_list' }
+  if (member?.status !== 1) return { kind: 'not_in_list', status: member?.status }
   const contactId = member.id
   if (pipeline.reentry === 'once') {
     await lockPipelineContact(tx, pipeline.id, contactId)

@@ -3,7 +3,6 @@ import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
 import { fieldError, notFound, subscriberNotInList } from '../../core/http/errors.js'
 import { findPipeline } from '../pipelines/index.js'
 import { startRun } from './run-start.js'
-import { listMember } from './runs.repo.js'
 import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock'>
@@ -28,7 +27,7 @@ export function createTriggerService(ctx: Ctx) {
       // or a member's who is not subscribed (unsubscribed, unconfirmed, bounced): say which, as a member
       // shows in GET /lists/{id}/subscriber/{email} whatever their status.
       if (!('runId' in outcome)) {
-        const status = (await listMember(ctx.db, accountId, pipeline.listId, address))?.status
+        const status = outcome.kind === 'not_in_list' ? outcome.status : undefined
         throw subscriberNotInList(
           status === undefined
             ? undefined

@@ -294,6 +294,34 @@ describe('campaign stats-detail and logs', async () => {
       const bad = await all('?campaign_id=abc')
       assert.deepEqual([bad.status, Object.keys(bad.body.errors)], [422, ['campaign_id']])
     })
+
+    it('runs oldest first with sort_dir=asc, in both logs and for one recipient; sort_by names the time', async () => {
+      const times = (res: Awaited<ReturnType<typeof log>>) =>
+        res.body.campaign_log.map((e: { occured_at: string; id: number }) => `${e.occured_at}#${e.id}`)
+      for (const [campaign, person] of [
+        [id, ''],
+        [null, ''],
+        [null, `&email=${R(0)}`],
+      ] as const) {
+        const newest = await log(`?per_page=100${person}`, undefined, campaign)
+        const oldest = await log(
+          `?per_page=100&sort_by=occured_at&sort_dir=asc${person}`,
+          undefined,
+          campaign,
+        )
+        assert.equal(oldest.status, 200)
+        assert.ok(newest.body.total > 1)
+        assert.deepEqual(times(oldest), [...times(newest)].reverse(), `${campaign} ${person}`)
+        // Paging runs the same way: page 2 of 5 is the sixth to tenth oldest.
+        const page2 = await log(`?per_page=5&page=2&sort_dir=asc${person}`, undefined, campaign)
+        assert.deepEqual(times(page2), times(oldest).slice(5, 10))
+      }
+      const same = await log('?sort_by=occurred_at&sort_dir=desc&per_page=100')
+      assert.deepEqual(times(same), times(await log('?per_page=100')))
+      assert.equal((await log('?sort_by=&sort_dir=')).status, 200)
+      const bad = await log('?sort_by=email&sort_dir=up', undefined, null)
+      assert.deepEqual([bad.status, Object.keys(bad.body.errors).sort()], [422, ['sort_by', 'sort_dir']])
+    })
   })
 
   it('is documented in /openapi.json with its responses', async () => {

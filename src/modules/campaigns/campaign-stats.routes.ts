@@ -59,7 +59,7 @@ export function campaignStatsRoutes(app: ApiApp, ctx: AppContext): void {
       schema: {
         operationId: 'getCampaignLog',
         tags,
-        summary: 'Mail events of a campaign, newest first',
+        summary: 'Mail events of a campaign, newest first (sort_dir=asc: oldest first)',
         params: IdParams,
         querystring: CampaignLogQuery,
         response: { 200: CampaignLogPage, ...commonErrors },
@@ -75,7 +75,7 @@ export function campaignStatsRoutes(app: ApiApp, ctx: AppContext): void {
       schema: {
         operationId: 'listCampaignsLog',
         tags,
-        summary: 'Mail events of every campaign of the account (or of one), newest first',
+        summary: 'Mail events of every campaign of the account (or of one), newest first unless sort_dir=asc',
         querystring: AccountCampaignLogQuery,
         response: { 200: CampaignLogPage, ...commonErrors },
       },

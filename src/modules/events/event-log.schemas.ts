@@ -43,10 +43,30 @@ const EmailFilter = Type.String({
   description: "one recipient's events (the address as sent)",
 })
 
-/** `GET /campaigns/{id}/log`: the email log's paging and `events[]`, and one recipient's events. */
+/**
+ * The campaign logs are in order of occurrence, newest first unless `sort_dir=asc`. `sort_by` names that order
+ * (a CRM sync of Ecomail's sends `sort_by=occured_at&sort_dir=desc`); no other column is offered, so that a
+ * campaign's page stays a scan of its index whichever way it runs.
+ */
+export const LOG_SORT_COLUMNS = ['occured_at', 'occurred_at'] as const
+
+/** `GET /campaigns/{id}/log`: the email log's paging and `events[]`, one recipient's events, the direction. */
 export const CampaignLogQuery = Type.Composite([
   EmailLogQuery,
-  Type.Object({ email: Type.Optional(EmailFilter) }),
+  Type.Object({
+    email: Type.Optional(EmailFilter),
+    sort_by: Type.Optional(
+      orBlank(
+        Type.Union(
+          LOG_SORT_COLUMNS.map((c) => Type.Literal(c)),
+          { description: 'the time the event occurred (the only order)' },
+        ),
+      ),
+    ),
+    sort_dir: Type.Optional(
+      orBlank(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'default desc' })),
+    ),
+  }),
 ])
 
 /** `GET /campaigns/log`: also one campaign's events (`campaign_id`, as clients of Ecomail's filter it). */

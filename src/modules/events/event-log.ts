@@ -52,11 +52,12 @@ export async function campaignLog(
   ex: Executor,
   accountId: number,
   scope: { campaignId: number | null; email: string | null },
-  query: Pick<CampaignLogQueryT, 'events' | 'page' | 'per_page'>,
+  query: Pick<CampaignLogQueryT, 'events' | 'page' | 'per_page' | 'sort_dir'>,
 ) {
   const types = eventFilter(query.events) ?? [...EVENT_TYPES]
   const page = toPage(query.page, query.per_page, DEFAULT_EMAIL_LOG_PAGE)
-  const { rows, total } = await campaignEventsPage(ex, accountId, scope, types, page.perPage, page.offset)
+  const oldestFirst = query.sort_dir === 'asc'
+  const { rows, total } = await campaignEventsPage(ex, accountId, scope, types, oldestFirst, page)
   return {
     campaign_log: rows.map((r) => ({ id: r.id, ...toEmailLogEntry(r) })),
     current_page: page.page,

@@ -84,9 +84,10 @@ export async function pseudonymiseAddress(ex: Executor, accountId: number, email
 export type CampaignLogRow = EmailLogRow & { id: number }
 
 /**
- * Campaign mail events of the account, newest first (`GET /campaigns/{id}/log`, `GET /campaigns/log`):
+ * Campaign mail events of the account, newest first or oldest first (`GET /campaigns/{id}/log`, `GET /campaigns/log`):
  * of one campaign, or of every campaign when `campaignId` is null; of one recipient when `email` is given.
- * One campaign's page is the merge of one backward scan of `events_campaign_idx` per event type, each stopping
+ * One campaign's page is the merge of one scan of `events_campaign_idx` per event type (backward for newest
+ * first), each stopping
  * after `offset + limit` rows, so the first pages of a campaign with millions of events read only what they
  * show. The caller has checked that the campaign is the account's (campaign ids are unique across accounts),
  * so the campaign's own queries need no account column, and its count stays an index-only scan. One
@@ -97,10 +98,12 @@ export async function campaignEventsPage(
   accountId: number,
   { campaignId, email }: { campaignId: number | null; email: string | null },
   types: readonly EventType[],
-  limit: number,
-  offset: number,
+  oldestFirst: boolean,
+  { perPage: limit, offset }: { perPage: number; offset: number },
 ): Promise<{ rows: CampaignLogRow[]; total: number }> {
   const wanted = JSON.stringify(types)
+  // One of two fixed words, never a caller's text.
+  const dir = sql.raw(oldestFirst ? 'ASC' : 'DESC')
   const columns = sql`e.id, e.campaign_id, e.pipeline_id, e.action_id, e.event, ${logMsg}, e.url, e.email,
                       e.occurred_at, ${mailName}`
   const ofCampaign = campaignId === null ? sql`e.campaign_id <> 0` : sql`e.campaign_id = ${campaignId}`
@@ -118,7 +121,7 @@ export async function campaignEventsPage(
               FROM events e LEFT JOIN messages m ON m.id = e.message_id
                    LEFT JOIN campaigns c ON c.id = e.campaign_id
               WHERE ${scope} AND e.event IN (SELECT jsonb_array_elements_text(${wanted}::jsonb))
-              ORDER BY e.occurred_at DESC, e.id DESC
+              ORDER BY e.occurred_at ${dir}, e.id ${dir}
               LIMIT ${limit} OFFSET ${offset}`,
         )
       : await queryRows<CampaignLogRow>(
@@ -128,11 +131,11 @@ export async function campaignEventsPage(
               CROSS JOIN LATERAL (
                 SELECT * FROM events
                 WHERE campaign_id = ${campaignId} AND event = t.type
-                ORDER BY occurred_at DESC, id DESC
+                ORDER BY occurred_at ${dir}, id ${dir}
                 LIMIT ${offset + limit}) e
               LEFT JOIN messages m ON m.id = e.message_id
               LEFT JOIN campaigns c ON c.id = e.campaign_id
-              ORDER BY e.occurred_at DESC, e.id DESC
+              ORDER BY e.occurred_at ${dir}, e.id ${dir}
               LIMIT ${limit} OFFSET ${offset}`,
         )
   const count = await queryOne<{ n: number }>(

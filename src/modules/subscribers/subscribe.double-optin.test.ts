@@ -60,6 +60,32 @@ describe('subscribe to a double opt-in list', async () => {
     assert.equal(confirmed.body.already_subscribed, false)
   })
 
+  it('an explicit status 6 with skip_confirmation waits unconfirmed without a mail of ours', async () => {
+    // A caller that runs its own opt-in: 6 now, 1 through update-subscriber once the person confirms with it.
+    const before = await confirmationJobsFor(t, listId)
+    const own = await subscribe({
+      subscriber_data: { email: 'own-doi@example.cz', status: 6 },
+      skip_confirmation: true,
+      update_existing: true,
+      resubscribe: true,
+    })
+    assert.deepEqual([own.status, own.body.status], [200, 6])
+    assert.equal((await memberOf(t, listId, 'own-doi@example.cz'))?.status, 6)
+    const plain = await createList(t, { name: 'Plain', from_email: 'news@shop.cz' })
+    const other = await t.req('POST', `/lists/${plain}/subscribe`, {
+      body: { subscriber_data: { email: 'own-doi@example.cz', status: 6 }, skip_confirmation: true },
+    })
+    assert.equal(other.body.status, 6)
+    assert.equal(await confirmationJobsFor(t, listId), before)
+    assert.equal(await confirmationJobsFor(t, plain), 0)
+    // Without skip_confirmation, an explicit 6 on a list without double opt-in is asked to confirm.
+    const asked = await t.req('POST', `/lists/${plain}/subscribe`, {
+      body: { subscriber_data: { email: 'asked-6@example.cz', status: 6 } },
+    })
+    assert.equal(asked.body.status, 6)
+    await mailsTo(sink, 'asked-6@example.cz', 1)
+  })
+
   it('a resubscribe of an unsubscribed member waits for confirmation again, with a new mail', async () => {
     const email = 'back@example.cz'
     await subscribe({ subscriber_data: { email }, skip_confirmation: true })

@@ -97,8 +97,15 @@ export function createSubscribeService(ctx: Ctx) {
           membership = current
         }
 
-        // A fresh wait for confirmation asks for it; one already waiting was asked before.
-        if (membership.status === STATUS.unconfirmed && current?.status !== STATUS.unconfirmed)
+        // A fresh wait for confirmation asks for it; one already waiting was asked before. A caller that skips
+        // confirmation and still asks for status 6 runs its own opt-in (it sets 1 once the person confirms with
+        // it): no mail of ours beside theirs.
+        const skipConfirmation = flagValue(body.skip_confirmation, false)
+        if (
+          membership.status === STATUS.unconfirmed &&
+          current?.status !== STATUS.unconfirmed &&
+          !skipConfirmation
+        )
           await queueConfirmationMail(ctx, tx, { accountId, listId, contactId: contact.id })
 
         // Automations start from these signals, committed with the change (a double opt-in subscriber's

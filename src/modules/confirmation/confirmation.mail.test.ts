@@ -54,6 +54,11 @@ describe('confirmation mail composition', () => {
     assert.equal(html, `<a href="${LINK}">a</a> <a href='${LINK}'>b</a> ${LINK} ${LINK}`)
   })
 
+  it("takes *|SUBCONFIRM|*, the name in Ecomail's documentation, as the CONFIRM tag", () => {
+    const html = confirmationHtml('News', '<a href="*|SUBCONFIRM|*">a</a> {*|subconfirm|*}', LINK)
+    assert.equal(html, `<a href="${LINK}">a</a> ${LINK}`)
+  })
+
   it('HTML-escapes the link', () => {
     const html = confirmationHtml('News', '<a href="*|CONFIRM|*">x</a>', 'http://h/confirm/a?b=1&c=2')
     assert.equal(html, '<a href="http://h/confirm/a?b=1&amp;c=2">x</a>')

@@ -19,8 +19,9 @@ export interface ConfirmationMailInput {
 }
 
 // `*|CONFIRM|*` in any case, also in its raw form `{*|CONFIRM|*}` and with the pipes percent-encoded, as
-// HTML editors write it inside href attributes.
-const CONFIRM_TAG = /\{\*(?:\||%7C)CONFIRM(?:\||%7C)\*\}|\*(?:\||%7C)CONFIRM(?:\||%7C)\*/gi
+// HTML editors write it inside href attributes; `*|SUBCONFIRM|*` too, the name Ecomail's documentation gives
+// it (lists moved over carry it in conf_message).
+const CONFIRM_TAG = /\{\*(?:\||%7C)(?:SUB)?CONFIRM(?:\||%7C)\*\}|\*(?:\||%7C)(?:SUB)?CONFIRM(?:\||%7C)\*/gi
 
 export function composeConfirmationMail(input: ConfirmationMailInput): OutgoingMail {
   const { list, contact } = input

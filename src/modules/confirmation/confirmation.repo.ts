@@ -79,11 +79,17 @@ export async function confirmMembership(
   )
 }
 
-/** The list's "subscription confirmed" page; '' when it has none, undefined when the list is gone. */
-export async function findConfirmedPage(ex: Executor, listId: number): Promise<string | undefined> {
-  const row = await queryOne<{ page: string }>(
+/**
+ * The list's "subscription confirmed" page ('' when it has none) and the address of the person who confirmed;
+ * undefined when the list or the contact is gone.
+ */
+export async function findConfirmedPage(
+  ex: Executor,
+  t: ConfirmTarget,
+): Promise<{ page: string; email: string } | undefined> {
+  return queryOne<{ page: string; email: string }>(
     ex,
-    sql`SELECT sub_confirmed_page AS page FROM lists WHERE id = ${listId}`,
+    sql`SELECT l.sub_confirmed_page AS page, c.email FROM lists l, contacts c
+        WHERE l.id = ${t.listId} AND c.id = ${t.contactId}`,
   )
-  return row?.page
 }

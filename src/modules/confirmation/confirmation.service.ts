@@ -39,7 +39,8 @@ export function createConfirmationService(ctx: Ctx) {
         return done !== undefined
       })
       if (confirmed) ctx.log.info({ listId: target.listId }, 'subscription confirmed')
-      return { confirmed, redirectTo: redirectTarget(await repo.findConfirmedPage(ctx.db, target.listId)) }
+      const next = await repo.findConfirmedPage(ctx.db, target)
+      return { confirmed, redirectTo: next ? redirectTarget(next.page, next.email) : null }
     },
   }
 }

@@ -42,7 +42,7 @@ describe('double opt-in confirmation over SMTP', async () => {
       reply_to: 'help@shop.cz',
       conf_subject: 'Confirm your subscription',
       conf_message: '<html><body><p>Hello, <a href="*|confirm|*">confirm here</a>.</p></body></html>',
-      sub_confirmed_page: 'https://shop.cz/thanks',
+      sub_confirmed_page: 'https://shop.cz/thanks?email=*|EMAIL|*',
     },
   })
   assert.equal(created.status, 200)
@@ -67,7 +67,7 @@ describe('double opt-in confirmation over SMTP', async () => {
     assert.equal(before?.status, 6)
     const res = await t.req('GET', expected, { key: null })
     assert.equal(res.status, 302)
-    assert.equal(res.headers.location, 'https://shop.cz/thanks')
+    assert.equal(res.headers.location, 'https://shop.cz/thanks?email=jana%40example.cz')
     const after = await membershipOf(t, listId, contactId)
     assert.equal(after?.status, 1)
     assert.ok(after!.subscribedAt.getTime() >= before!.subscribedAt.getTime())
@@ -75,7 +75,7 @@ describe('double opt-in confirmation over SMTP', async () => {
 
     const again = await t.req('GET', expected, { key: null })
     assert.equal(again.status, 302)
-    assert.equal(again.headers.location, 'https://shop.cz/thanks')
+    assert.equal(again.headers.location, 'https://shop.cz/thanks?email=jana%40example.cz')
     assert.deepEqual(await membershipOf(t, listId, contactId), after)
   })
 

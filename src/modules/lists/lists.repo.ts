@@ -105,12 +105,13 @@ export async function countByStatus(ex: Executor, listId: number): Promise<ListC
 
 /**
  * The page a person goes to after unsubscribing through the unsubscribe page: the `unsub_page` of the first of
- * these lists (in the order given) that has an http(s) one; null when none does.
+ * these lists (in the order given) that has an http(s) one, with `email` for its `*|EMAIL|*`; null when none does.
  */
 export async function findUnsubscribePage(
   ex: Executor,
   accountId: number,
   listIds: readonly number[],
+  email: string,
 ): Promise<string | null> {
   if (listIds.length === 0) return null
   const rows = await ex
@@ -119,7 +120,7 @@ export async function findUnsubscribePage(
     .where(and(eq(lists.accountId, accountId), inArray(lists.id, [...listIds])))
   const pages = new Map(rows.map((r) => [r.id, r.page]))
   for (const id of listIds) {
-    const target = redirectTarget(pages.get(id))
+    const target = redirectTarget(pages.get(id), email)
     if (target) return target
   }
   return null

@@ -34,7 +34,7 @@ export function createTrackingService(ctx: Ctx, sources: MessageSources) {
    * of no list, such as transactional, leaves every list and has none).
    */
   const unsubscribePage = (message: TrackedMessage, lists: number[] | null): Promise<string | null> =>
-    lists ? findUnsubscribePage(ctx.db, message.accountId, lists) : Promise.resolve(null)
+    lists ? findUnsubscribePage(ctx.db, message.accountId, lists, message.email) : Promise.resolve(null)
 
   return {
     /**

@@ -361,6 +361,31 @@ describe('POST /lists/{id}/subscribe', async () => {
     )
   })
 
+  it('takes tags and groups given beside subscriber_data when it has none of its own', async () => {
+    const outer = await subscribe({
+      subscriber_data: { email: 'outer@x.cz' },
+      tags: ['vip', 'notion'],
+      groups: { grp_1: ['A', 'B'] },
+    })
+    assert.equal(outer.status, 200, outer.text)
+    const read = async (email: string) => (await t.req('GET', `/lists/${listId}/subscriber/${email}`)).body
+    const first = await read('outer@x.cz')
+    assert.deepEqual(
+      [first.subscriber.tags, first.subscriber.groups],
+      [['vip', 'notion'], { grp_1: ['A', 'B'] }],
+    )
+    // subscriber_data's own win.
+    await subscribe({
+      subscriber_data: { email: 'inner@x.cz', tags: ['inner'], groups: { grp_1: ['C'] } },
+      tags: ['outer'],
+      groups: { grp_1: ['D'] },
+    })
+    const second = await read('inner@x.cz')
+    assert.deepEqual([second.subscriber.tags, second.subscriber.groups], [['inner'], { grp_1: ['C'] }])
+    const bad = await subscribe({ subscriber_data: { email: 'bad-outer@x.cz' }, groups: 'A' })
+    assert.equal(bad.status, 422)
+  })
+
   it('takes switches as "1" and "0" too, as PHP forms and settings hold them', async () => {
     const list = (await t.req('POST', '/lists', { body: { name: 'Flags' } })).body.id as number
     const sub = (body: Record<string, unknown>) => t.req('POST', `/lists/${list}/subscribe`, { body })

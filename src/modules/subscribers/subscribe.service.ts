@@ -31,6 +31,14 @@ export function transitionTimes(
   return { status: to }
 }
 
+/** `subscriber_data` with the body's own `tags` and `groups` where it has none (SubscribeBody: why). */
+function withOuterTagsAndGroups(body: SubscribeBodyT): SubscribeBodyT['subscriber_data'] {
+  const data = { ...body.subscriber_data }
+  if (data.tags == null && body.tags != null) data.tags = body.tags
+  if (data.groups == null && body.groups != null) data.groups = body.groups
+  return data
+}
+
 export function createSubscribeService(ctx: Ctx) {
   return {
     /**
@@ -43,7 +51,7 @@ export function createSubscribeService(ctx: Ctx) {
       const entry = validOrThrow(
         bag,
         parseEntry(
-          body.subscriber_data,
+          withOuterTagsAndGroups(body),
           'subscriber_data',
           { statuses: SUBSCRIBE_STATUSES, emailRequired: true },
           bag,

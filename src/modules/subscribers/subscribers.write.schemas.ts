@@ -15,6 +15,10 @@ const flag = (description: string) => Type.Optional(Flag({ description }))
 
 export const SubscribeBody = Type.Object({
   subscriber_data: SubscriberData,
+  // Beside subscriber_data too, where clients built from Ecomail's documentation put them (a generated SDK's
+  // groups, a Notion sync's tags): taken when subscriber_data carries none of its own.
+  tags: SubscriberData.properties.tags,
+  groups: SubscriberData.properties.groups,
   update_existing: flag('write the given fields onto an existing contact (default false)'),
   resubscribe: flag('bring back an unsubscribed, bounced or complained address (default false)'),
   skip_confirmation: flag('subscribe at once on a double opt-in list (default false)'),

@@ -29,7 +29,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     bodyLimit: ctx.config.bodyLimitBytes,
     // Fastify's default of 10 s per plugin fails the start on a starved CPU (seen with @fastify/swagger-ui).
     pluginTimeout: 120_000,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    // `/lists/1/` and `//lists/1` route as `/lists/1`: clients join a base URL ending in a slash to a path
+    // starting with one (a Python extractor of Ecomail's data does), which the web server in front of Ecomail
+    // forgives.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1000 },
     // allowUnionTypes: a type list (`type: ['number', 'string', 'null']`, purchase amounts) is valid JSON Schema;
     // without it Ajv's strict mode logs a warning for each such schema at every start.
     schemaController: { compilersFactory: lazyCompilers },

@@ -127,6 +127,17 @@ describe('wire rules: request and response format', async () => {
     assertJson(await t.req('GET', `/lists/${id}?`), 200)
   })
 
+  it('routes a path with a trailing slash or doubled slashes as the plain path', async () => {
+    const { id } = (await t.req('POST', '//lists', { body: { name: 'Slashes' } })).body
+    assert.ok(id)
+    const plain = await t.req('GET', `/lists/${id}`)
+    for (const path of [`//lists/${id}`, `/lists//${id}/`, `/lists/${id}/`]) {
+      const res = await t.req('GET', path)
+      assertJson(res, 200)
+      assert.deepEqual(res.body, plain.body, path)
+    }
+  })
+
   it('accepts a JSON body on DELETE, and an empty body with a JSON content type', async () => {
     const a = (await t.req('POST', '/lists', { body: { name: 'Del A' } })).body
     const withBody = await t.req('DELETE', `/lists/${a.id}`, { body: { reason: 'cleanup', ids: [1, 2] } })

@@ -18,6 +18,11 @@ export interface MessageContent {
   subject: string
   html?: string | undefined
   text?: string | undefined
+  /**
+   * AMP for Email version, sent as it is: AMP allows no tracking pixel, and its links are kept as written so the
+   * part stays valid AMP (a mail client that shows it does not count an open or a click).
+   */
+  amp?: string | undefined
   trackOpens: boolean
   trackClicks: boolean
   /** Campaign and automation mail: List-Unsubscribe (https + mailto) and one-click List-Unsubscribe-Post. */
@@ -101,6 +106,7 @@ export function composeMessage(ctx: LinkCtx, c: MessageContent): ComposedMessage
   if (c.replyTo) mail.replyTo = c.replyTo
   if (html !== undefined) mail.html = html
   if (text !== undefined) mail.text = text
+  if (c.amp !== undefined) mail.amp = c.amp
   if (c.dkim) mail.dkim = c.dkim
   if (c.attachments?.length) mail.attachments = c.attachments
   return { mail, links, webHtml }

@@ -17,6 +17,7 @@ export function toNodemailer(mail: OutgoingMail, messageIdDomain: string): Mail.
     subject: oneLine(mail.subject),
     html: mail.html,
     text: mail.text,
+    amp: mail.amp,
     headers,
     messageId: mail.messageId ?? `<${randomUUID()}@${messageIdDomain}>`,
     envelope: mail.returnPath

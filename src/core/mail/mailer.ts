@@ -14,6 +14,8 @@ export interface OutgoingMail {
   subject: string
   html?: string
   text?: string
+  /** AMP for Email version (`text/x-amp-html`); rare, so composed by nodemailer as mail with attachments is. */
+  amp?: string
   /**
    * The text and HTML parts already quoted-printable (campaign mail: its template's text encoded once per
    * campaign), in place of `text` and `html`.

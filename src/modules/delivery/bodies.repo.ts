@@ -63,10 +63,10 @@ export async function insertBodiesWithMessages(
           FROM jsonb_array_elements(${JSON.stringify(input)}::jsonb) WITH ORDINALITY AS t(j, n)),
         b AS (
           INSERT INTO message_batches (id, account_id, kind, template_id, from_name, from_email, reply_to, subject,
-                                       html, text, global_vars, copies, attachments, track_opens, track_clicks,
-                                       marketing, created_at)
+                                       html, text, amp_html, global_vars, copies, attachments, track_opens,
+                                       track_clicks, marketing, created_at)
           SELECT id, (j->>'accountId')::int, j->>'kind', (j->>'templateId')::int, j->>'fromName', j->>'fromEmail',
-                 j->>'replyTo', j->>'subject', j->>'html', j->>'text', j->'globalVars', j->'copies',
+                 j->>'replyTo', j->>'subject', j->>'html', j->>'text', j->>'ampHtml', j->'globalVars', j->'copies',
                  j->'attachments', (j->>'trackOpens')::boolean, (j->>'trackClicks')::boolean,
                  (j->>'marketing')::boolean, ${at}::timestamptz
           FROM input ORDER BY n

@@ -58,6 +58,7 @@ export async function bodyContent(ctx: Ctx, body: BodyRow): Promise<BodyContent>
     replyTo: body.replyTo,
     html: body.html,
     text: body.text,
+    ampHtml: body.ampHtml,
     attachments: body.attachments,
     marketing: body.marketing,
     bounceDomain: bounceHostFor(domain.name),

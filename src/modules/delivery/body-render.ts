@@ -30,6 +30,7 @@ export interface BodyContent {
   replyTo: string | null
   html: string | null
   text: string | null
+  ampHtml: string | null
   attachments: BodyAttachment[]
   /** Campaign-like mail (automations): List-Unsubscribe headers and a working *|UNSUB|*. */
   marketing: boolean
@@ -56,6 +57,7 @@ export interface CompiledBody {
   subject: CompiledTemplate
   html: CompiledTemplate | undefined
   text: CompiledTemplate | undefined
+  amp: CompiledTemplate | undefined
   attachments: NonNullable<OutgoingMail['attachments']>
   /**
    * A body with HTML and no text whose text part can be made once (textOnce): that text as a template, with
@@ -86,6 +88,7 @@ export function compileBody(content: BodyContent): CompiledBody {
     subject: compileTemplate(content.subject),
     html,
     text: content.text === null ? undefined : compileTemplate(content.text),
+    amp: content.ampHtml === null ? undefined : compileTemplate(content.ampHtml),
     textFromHtml: textOnce(content, html) ? {} : undefined,
     attachments: content.attachments.map((a) => ({
       filename: a.name,
@@ -137,6 +140,7 @@ export function renderBodyMail(c: CompiledBody, r: BodyRecipient): ComposedMessa
     subject: renderHeader(c.subject, data),
     html: c.html?.render(data, 'html'),
     text: c.textFromHtml ? textFromHtml(c, r, data, t) : c.text?.render(data, 'text'),
+    amp: c.amp?.render(data, 'html'),
     trackOpens: r.trackOpens,
     trackClicks: r.trackClicks,
     marketing: c.content.marketing,

@@ -11,6 +11,7 @@ const body = (over: Partial<BodyContent> = {}): BodyContent => ({
   replyTo: null,
   html: '<p>Hello *|name|*</p>',
   text: null,
+  ampHtml: null,
   attachments: [],
   marketing: false,
   bounceDomain: 'shop.example',

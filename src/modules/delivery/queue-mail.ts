@@ -14,6 +14,8 @@ export interface MailBody {
   /** As sent: inline CSS before queueing if the HTML needs it. */
   html: string | null
   text: string | null
+  /** AMP for Email version (transactional `amp_html`), merge tags filled in per recipient. */
+  ampHtml?: string | null
   trackOpens: boolean
   trackClicks: boolean
   /** Marketing mail (automations) gets List-Unsubscribe headers and a working *|UNSUB|*. */
@@ -88,6 +90,7 @@ export function queueMails(
         subject: body.subject,
         html: body.html,
         text: body.text,
+        ampHtml: body.ampHtml ?? null,
         globalVars: body.globalVars ?? {},
         copies: body.copies ?? {},
         attachments: body.attachments ?? [],

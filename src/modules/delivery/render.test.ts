@@ -78,6 +78,7 @@ describe('body mail: the text part made from the HTML', () => {
     fromName: 'Shop',
     fromEmail: 'orders@shop.example',
     replyTo: null,
+    ampHtml: null,
     html,
     text: null,
     attachments: [],

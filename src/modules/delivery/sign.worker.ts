@@ -94,7 +94,7 @@ function compiledFor<T extends CompiledCampaign | CompiledBody>(key: string, com
   return c
 }
 
-/** Mail with Cc, Bcc or attachments goes through nodemailer's composer (rare: transactional extras). */
+/** Mail with Cc, Bcc, attachments or an AMP part goes through nodemailer's composer (rare: transactional extras). */
 async function buildWithParts(mail: OutgoingMail, domain: string) {
   // Campaign mail, whose parts come encoded, has none of these.
   if (mail.encoded) throw new Error('mail with encoded parts takes no attachments, Cc or Bcc')
@@ -123,7 +123,7 @@ async function built(
   bounceDomain: string,
   keepSubject = false,
 ): Promise<BuiltMessage> {
-  const plain = !mail.attachments?.length && !mail.cc?.length && !mail.bcc?.length
+  const plain = !mail.attachments?.length && !mail.cc?.length && !mail.bcc?.length && mail.amp === undefined
   const {
     pieces,
     messageId: smtpMessageId,

@@ -64,6 +64,7 @@ function mailOf(c: IntakeCall, suppressed: Set<string>): { mail: QueuedMail; rej
       subject: p.subject,
       html: c.html,
       text: p.text ?? null,
+      ampHtml: p.ampHtml ?? null,
       globalVars: p.globalVars,
       copies: liveCopies(p, new Set(accepted.map((r) => r.email)), isSuppressed),
       attachments: p.attachments,
@@ -86,6 +87,7 @@ const sizeOf = (m: QueuedMail) =>
   m.body.subject.length +
   (m.body.html?.length ?? 0) +
   (m.body.text?.length ?? 0) +
+  (m.body.ampHtml?.length ?? 0) +
   (m.body.attachments ?? []).reduce((n, a) => n + a.content.length, 0)
 
 /** Consecutive groups of at most GROUP_BYTES of content (a larger mail gets a group of its own). */

@@ -51,6 +51,11 @@ const common = {
   from_email: Address,
   reply_to: OptionalAddress,
   text: Type.Optional(Nullable(Type.String())),
+  amp_html: Type.Optional(
+    Nullable(
+      Type.String({ description: 'AMP for Email version (text/x-amp-html), beside html; not tracked' }),
+    ),
+  ),
   to: Type.Array(Recipient, { minItems: 1 }),
   global_merge_vars: Type.Optional(Type.Array(MergeVar)),
   merge_vars: Type.Optional(Type.Array(RecipientVars)),

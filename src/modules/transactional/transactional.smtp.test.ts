@@ -228,6 +228,37 @@ describe('transactional mail over SMTP', async () => {
     assert.equal((await mailTo(sink, 'named.tpl@example.cz')).parsed.subject, 'Template for Jana Zelená')
   })
 
+  it('sends amp_html as a text/x-amp-html part beside the text and HTML, merge tags filled, signed', async () => {
+    const amp =
+      '<!doctype html><html ⚡4email><head><meta charset="utf-8"></head>' +
+      '<body><p>Hi *|name|*</p><a href="https://shop.example/amp">AMP</a></body></html>'
+    const res = await send({
+      subject: 'AMP',
+      from_name: 'Shop',
+      from_email: 'orders@shop.example',
+      html: '<p>Hi *|name|*</p><a href="https://shop.example/html">HTML</a>',
+      amp_html: amp,
+      to: [{ email: 'amp@example.cz', name: 'Eva' }],
+    })
+    assert.equal(res.status, 200, JSON.stringify(res.body))
+    const mail = await mailTo(sink, 'amp@example.cz')
+    const [head, ...rest] = mail.raw.split('\r\n\r\n')
+    assert.match(head!, /^content-type: multipart\/alternative/im)
+    const body = rest.join('\r\n\r\n')
+    // Plain text, then AMP, then HTML: the order AMP for Email asks for (the last part a client can show wins).
+    const types = [...body.matchAll(/^content-type: (text\/[a-z-]+)/gim)].map((m) => m[1]!.toLowerCase())
+    assert.deepEqual(types, ['text/plain', 'text/x-amp-html', 'text/html'])
+    const ampPart = body.slice(body.search(/^content-type: text\/x-amp-html/im))
+    const decoded = ampPart
+      .split('\r\n\r\n')[1]!
+      .replace(/=\r\n/g, '')
+      .replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+    assert.ok(decoded.includes('<p>Hi Eva</p><a href="https://shop.example/amp">AMP</a>'), decoded)
+    // The HTML part is tracked as ever; the AMP part is sent as written.
+    assert.ok(!String(mail.parsed.html).includes('https://shop.example/html'))
+    assert.equal((await dkimResult(mail.raw, domain))[0]?.status.result, 'pass')
+  })
+
   it('records a recipient the relay refuses with 550 as a hard bounce and suppresses it', async () => {
     const res = await send({
       subject: 'S',

@@ -31,6 +31,7 @@ export interface PreparedMessage {
   subject: string
   html: string | undefined
   text: string | undefined
+  ampHtml: string | undefined
   fromName: string
   fromEmail: string
   replyTo: string | undefined
@@ -154,6 +155,7 @@ export function prepareMessage(input: MessageInput): PreparedMessage {
     subject: input.subject,
     html,
     text,
+    ampHtml: input.amp_html || undefined,
     fromName: input.from_name,
     fromEmail: normalizeEmail(input.from_email),
     replyTo: input.reply_to ? normalizeEmail(input.reply_to) : undefined,
@@ -191,6 +193,7 @@ export function prepareMessage(input: MessageInput): PreparedMessage {
     Buffer.byteLength(prepared.fromName) +
     (html ? Buffer.byteLength(html) : 0) +
     (text ? Buffer.byteLength(text) : 0) +
+    (prepared.ampHtml ? Buffer.byteLength(prepared.ampHtml) : 0) +
     attachmentBytes
   if (size >= MAX_MESSAGE_BYTES) {
     const field = prepared.attachments.length ? 'message.attachments' : 'message.html'

@@ -1,0 +1,1 @@
+ALTER TABLE "message_batches" ADD COLUMN "amp_html" text;

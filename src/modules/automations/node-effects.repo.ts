@@ -43,7 +43,7 @@ export async function loadSubjects(
     ex,
     sql`SELECT c.id AS "contactId", m.status, c.suppressed, c.tags, c.email, c.name, c.surname, c.gender,
                c.company, c.city, c.street, c.zip, c.country, c.phone, c.pretitle, c.surtitle, c.birthday,
-               c.nameday, c.custom_fields
+               c.nameday, c.vokativ, c.vokativ_s, c.custom_fields
         FROM contacts c
         LEFT JOIN memberships m ON m.contact_id = c.id AND m.list_id = ${listId}
         WHERE c.id IN ${idsOf(contactIds)}`,

@@ -13,7 +13,7 @@ export async function contactForMerge(
   return queryOne<ContactForMerge & { id: number }>(
     ex,
     sql`SELECT id, email, name, surname, gender, company, city, street, zip, country, phone, pretitle, surtitle,
-               birthday, nameday, custom_fields
+               birthday, nameday, vokativ, vokativ_s, custom_fields
         FROM contacts WHERE ${where}`,
   )
 }

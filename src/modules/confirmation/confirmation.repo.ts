@@ -36,7 +36,7 @@ export async function findUnconfirmedRecipient(
     ex,
     sql`SELECT l.name AS list_name, l.from_name, l.from_email, l.reply_to, l.conf_subject, l.conf_message,
                c.email, c.name, c.surname, c.gender, c.company, c.city, c.street, c.zip, c.country, c.phone,
-               c.pretitle, c.surtitle, c.birthday, c.nameday, c.custom_fields
+               c.pretitle, c.surtitle, c.birthday, c.nameday, c.vokativ, c.vokativ_s, c.custom_fields
         FROM memberships m
         JOIN lists l ON l.id = m.list_id
         JOIN contacts c ON c.id = m.contact_id

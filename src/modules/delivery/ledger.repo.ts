@@ -37,7 +37,8 @@ const claimedColumns = sql`claimed.id, claimed.account_id, claimed.kind, claimed
   coalesce(ct.name, '') AS name, coalesce(ct.surname, '') AS surname, coalesce(ct.gender, '') AS gender,
   ct.company, coalesce(ct.city, '') AS city, coalesce(ct.street, '') AS street, coalesce(ct.zip, '') AS zip,
   coalesce(ct.country, '') AS country, ct.phone, coalesce(ct.pretitle, '') AS pretitle,
-  coalesce(ct.surtitle, '') AS surtitle, ct.birthday, ct.nameday, ct.custom_fields`
+  coalesce(ct.surtitle, '') AS surtitle, ct.birthday, ct.nameday, coalesce(ct.vokativ, '') AS vokativ,
+  coalesce(ct.vokativ_s, '') AS vokativ_s, ct.custom_fields`
 
 /**
  * Claims the rows `picked` selects (locking them), setting `set`, with what their merge tags need. Prepared

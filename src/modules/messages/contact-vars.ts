@@ -16,6 +16,8 @@ export interface ContactForMerge {
   surtitle: string
   birthday: string | null
   nameday: string | null
+  vokativ: string
+  vokativ_s: string
   custom_fields: Record<string, unknown> | null
 }
 
@@ -50,6 +52,8 @@ export function contactMergeVars(c: ContactForMerge): Record<string, MergeValue>
   vars.surtitle = c.surtitle
   vars.birthday = c.birthday ?? ''
   vars.nameday = c.nameday ?? ''
+  vars.vokativ = c.vokativ
+  vars.vokativ_s = c.vokativ_s
   return vars
 }
 

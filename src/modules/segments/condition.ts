@@ -53,6 +53,8 @@ export const CONTACT_FIELDS: ReadonlySet<string> = new Set([
   'surtitle',
   'birthday',
   'nameday',
+  'vokativ',
+  'vokativ_s',
 ])
 
 /** Bounds that keep one condition cheap to parse, store and run. */

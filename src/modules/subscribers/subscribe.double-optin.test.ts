@@ -86,6 +86,43 @@ describe('subscribe to a double opt-in list', async () => {
     await mailsTo(sink, 'asked-6@example.cz', 1)
   })
 
+  it('stores vokativ and vokativ_s, shows them, and the confirmation mail greets with them', async () => {
+    const greeting = await createList(t, {
+      name: 'Greeting',
+      double_optin: true,
+      from_email: 'news@shop.cz',
+      conf_subject: 'Dobrý den, *|vokativ|* *|VOKATIV_S|*',
+      conf_message: '<p><a href="*|CONFIRM|*">Potvrdit</a></p>',
+    })
+    const email = 'jana.vokativ@example.cz'
+    const res = await t.req('POST', `/lists/${greeting}/subscribe`, {
+      body: { subscriber_data: { email, name: 'Jana', vokativ: 'Jano', vokativ_s: 'Nováková' } },
+    })
+    assert.equal(res.status, 200, res.text)
+    const [mail] = await mailsTo(sink, email, 1)
+    assert.equal(mail?.parsed.subject, 'Dobrý den, Jano Nováková')
+    const detail = (await t.req('GET', `/lists/${greeting}/subscriber/${email}`)).body.subscriber
+    assert.deepEqual([detail.vokativ, detail.vokativ_s], ['Jano', 'Nováková'])
+    assert.match(detail.inserted_at, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
+    // update_existing overwrites them like any field; the bulk endpoints take them too.
+    await t.req('POST', `/lists/${greeting}/subscribe`, {
+      body: { subscriber_data: { email, vokativ_s: 'Novák' }, update_existing: true },
+    })
+    await t.req('POST', `/lists/${greeting}/subscribe-bulk`, {
+      body: { subscriber_data: [{ email: 'petr.vokativ@example.cz', vokativ: 'Petře' }] },
+    })
+    const global = (await t.req('GET', `/subscribers/${email}`)).body.subscriber
+    assert.deepEqual([global.vokativ, global.vokativ_s], ['Jano', 'Novák'])
+    const petr = (await t.req('GET', `/lists/${greeting}/subscriber/petr.vokativ@example.cz`)).body.subscriber
+    assert.deepEqual([petr.vokativ, petr.vokativ_s], ['Petře', ''])
+    const bulkUpdate = await t.req('PUT', `/lists/${greeting}/update-subscribers-bulk`, {
+      body: { subscriber_data: [{ email: 'petr.vokativ@example.cz', vokativ_s: 'Svobodo' }] },
+    })
+    assert.equal(bulkUpdate.status, 200, bulkUpdate.text)
+    const updated = (await t.req('GET', `/subscribers/petr.vokativ@example.cz`)).body.subscriber
+    assert.deepEqual([updated.vokativ, updated.vokativ_s], ['Petře', 'Svobodo'])
+  })
+
   it('a resubscribe of an unsubscribed member waits for confirmation again, with a new mail', async () => {
     const email = 'back@example.cz'
     await subscribe({ subscriber_data: { email }, skip_confirmation: true })

@@ -29,6 +29,8 @@ export const TEXT_FIELDS = {
   // Read as a date and stored as YYYY-MM-DD (checkDateField); a date-time column's text is longer.
   birthday: 32,
   nameday: 32,
+  vokativ: 255,
+  vokativ_s: 255,
 } as const
 export type TextField = keyof typeof TEXT_FIELDS
 

@@ -37,6 +37,10 @@ export const contacts = pgTable(
     surtitle: text('surtitle').notNull().default(''),
     birthday: text('birthday'),
     nameday: text('nameday'),
+    // Ecomail's fields for Czech greetings: the name and the surname in the vocative ("Jano", "Nováková"),
+    // as the person's shop or form gives them (`vokativ`, `vokativ_s` on the wire and in merge tags).
+    vokativ: text('vokativ').notNull().default(''),
+    vokativS: text('vokativ_s').notNull().default(''),
     customFields: jsonb('custom_fields').$type<Record<string, unknown>>().notNull().default({}),
     tags: text('tags')
       .array()

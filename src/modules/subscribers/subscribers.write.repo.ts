@@ -17,7 +17,15 @@ export interface Member {
 /** Contact columns of the given fields (absent ones stay out, so they keep their stored or default value). */
 function contactColumns(fields: ContactFields): Partial<ContactInsert> {
   const { customFields, ...plain } = fields
-  return { ...plain, ...(customFields !== undefined ? { customFields } : {}) }
+  return { ...plainColumns(plain), ...(customFields !== undefined ? { customFields } : {}) }
+}
+
+/** Field rules name fields as the wire does; `vokativ_s` is the one whose table property is spelled otherwise. */
+function plainColumns<T extends { vokativ_s?: string }>(
+  fields: T,
+): Omit<T, 'vokativ_s'> & { vokativS?: string } {
+  const { vokativ_s, ...rest } = fields
+  return vokativ_s === undefined ? rest : { ...rest, vokativS: vokativ_s }
 }
 
 /**
@@ -48,7 +56,7 @@ export async function upsertContact(
   const set: Record<string, unknown> = { updatedAt: sql`${contacts.updatedAt}` }
   if (updateExisting) {
     const { tags, customFields, groups, ...plain } = fields
-    Object.assign(set, plain, { updatedAt: now })
+    Object.assign(set, plainColumns(plain), { updatedAt: now })
     if (tags !== undefined) set.tags = mergedTags(tags)
     if (customFields !== undefined)
       set.customFields = sql`${contacts.customFields} || ${JSON.stringify(customFields)}::jsonb`

@@ -56,6 +56,8 @@ describe('search', async () => {
       city: '',
       country: '',
       phone: '+420 601 111 222',
+      vokativ: '',
+      vokativ_s: '',
       bounce_soft: 0,
       bounced_hard: 0,
       inserted_at: '2026-01-02 03:04:05',

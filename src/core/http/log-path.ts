@@ -7,9 +7,16 @@ const TOKEN_PATH = /^(\/(?:confirm|u|archive|w|t\/[oc])\/)([^/?#]+)/
 /** Enough of a token to match a log line to a complaint, far too little to use it. */
 const KEPT = 6
 
-/** The request path as it may be logged: a capability token cut to its first characters. */
+/**
+ * The request path as it may be logged: a capability token cut to its first characters. Runs of slashes are one
+ * first, as the router reads them (`//t/o/<token>` opens the pixel too).
+ */
 export function loggablePath(url: string): string {
-  return url.replace(TOKEN_PATH, (_whole, prefix: string, token: string) =>
-    token.length <= KEPT ? `${prefix}${token}` : `${prefix}${token.slice(0, KEPT)}…`,
+  const query = url.indexOf('?')
+  const path = (query < 0 ? url : url.slice(0, query)).replace(/\/{2,}/g, '/')
+  return (path + (query < 0 ? '' : url.slice(query))).replace(
+    TOKEN_PATH,
+    (_whole, prefix: string, token: string) =>
+      token.length <= KEPT ? `${prefix}${token}` : `${prefix}${token.slice(0, KEPT)}…`,
   )
 }

@@ -67,6 +67,9 @@ describe('debug request log', async () => {
     assert.equal(loggablePath('/users/abcdefghijkl'), '/users/abcdefghijkl')
     assert.equal(loggablePath('/t/x/abcdefghijkl'), '/t/x/abcdefghijkl')
     assert.equal(loggablePath('/confirm/abcdefghijkl/x'), '/confirm/abcdef…/x')
+    // Doubled slashes route as one, so they are read as one here too; a query keeps its own.
+    assert.equal(loggablePath('//t//o/abcdefghijkl?u=http://x'), '/t/o/abcdef…?u=http://x')
+    assert.equal(loggablePath('/confirm//abcdefghijkl'), '/confirm/abcdef…')
   })
 })
 

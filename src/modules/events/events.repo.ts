@@ -72,24 +72,27 @@ export async function emailLogPage(
   return { rows: rows.map((r) => ({ ...r, occurred_at: new Date(r.occurred_at) })), total: count?.n ?? 0 }
 }
 
-/** GDPR erasure: the address disappears from every log of the account, replaced by a stable pseudonym. */
+/**
+ * GDPR erasure: the address disappears from every log of the account, replaced by a stable pseudonym; the
+ * person's values kept for rendering their mail again (the web version, the click page: name, vokativ, a
+ * confirmation mail's every field) go with it.
+ */
 export async function pseudonymiseAddress(ex: Executor, accountId: number, email: string, pseudonym: string) {
   await ex.execute(
     sql`UPDATE events SET email = ${pseudonym} WHERE account_id = ${accountId} AND email = ${email}`,
   )
-  await ex.execute(sql`UPDATE messages SET email = ${pseudonym}, html = NULL
+  await ex.execute(sql`UPDATE messages SET email = ${pseudonym}, html = NULL, vars = NULL, recipient_name = ''
                        WHERE account_id = ${accountId} AND email = ${email}`)
 }
 
 export type CampaignLogRow = EmailLogRow & { id: number }
 
 /**
- * Campaign mail events of the account, newest first or oldest first (`GET /campaigns/{id}/log`, `GET /campaigns/log`):
+ * Campaign mail events of the account, newest or oldest first (`GET /campaigns/{id}/log`, `GET /campaigns/log`):
  * of one campaign, or of every campaign when `campaignId` is null; of one recipient when `email` is given.
  * One campaign's page is the merge of one scan of `events_campaign_idx` per event type (backward for newest
- * first), each stopping
- * after `offset + limit` rows, so the first pages of a campaign with millions of events read only what they
- * show. The caller has checked that the campaign is the account's (campaign ids are unique across accounts),
+ * first), each stopping after `offset + limit` rows, so the first pages of a campaign with millions of events
+ * read only what they show. The caller has checked that the campaign is the account's (campaign ids are unique across accounts),
  * so the campaign's own queries need no account column, and its count stays an index-only scan. One
  * recipient's events are few: they are read through `events_account_email_idx`, whatever the campaign.
  */

@@ -435,9 +435,14 @@ describe('subscriber reads', async () => {
         { accountId: me, email: 'eva+gdpr@shop.cz', event: 'open' },
         { accountId: other.id, email: 'eva+gdpr@shop.cz', event: 'open' },
       ])
-      await t.ctx.db
-        .insert(messages)
-        .values({ accountId: me, kind: 'transactional', email: 'eva+gdpr@shop.cz', html: '<p>Eva</p>' })
+      await t.ctx.db.insert(messages).values({
+        accountId: me,
+        kind: 'transactional',
+        email: 'eva+gdpr@shop.cz',
+        recipientName: 'Eva Svobodová',
+        vars: { name: 'Eva', vokativ: 'Evo' },
+        html: '<p>Eva</p>',
+      })
 
       const foreign = await t.req('DELETE', '/subscribers/eva+gdpr@shop.cz/delete', { key: stranger.key })
       assert.deepEqual([foreign.status, foreign.body], [404, { message: 'Subscriber not found' }])
@@ -456,6 +461,8 @@ describe('subscriber reads', async () => {
       const [myMessage] = await t.ctx.db.select().from(messages).where(eq(messages.accountId, me))
       assert.equal(myMessage!.email, myEvents[0]!.email)
       assert.equal(myMessage!.html, null)
+      // Nor the values its mail would be rendered again with (the web version, the click page).
+      assert.deepEqual([myMessage!.vars, myMessage!.recipientName], [null, ''])
       const theirEvents = await t.ctx.db.select().from(events).where(eq(events.accountId, other.id))
       assert.equal(theirEvents[0]!.email, 'eva+gdpr@shop.cz')
 

@@ -52,8 +52,9 @@ export function contactMergeVars(c: ContactForMerge): Record<string, MergeValue>
   vars.surtitle = c.surtitle
   vars.birthday = c.birthday ?? ''
   vars.nameday = c.nameday ?? ''
-  vars.vokativ = c.vokativ
-  vars.vokativ_s = c.vokativ_s
+  // Where the person has none, a custom field of that name (what accounts kept before these fields) shows.
+  if (c.vokativ || vars.vokativ === undefined) vars.vokativ = c.vokativ
+  if (c.vokativ_s || vars.vokativ_s === undefined) vars.vokativ_s = c.vokativ_s
   return vars
 }
 

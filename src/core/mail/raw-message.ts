@@ -166,8 +166,8 @@ export function buildRawPieces(
   mail: OutgoingMail,
   messageIdDomain: string,
 ): { pieces: string[]; messageId: string; dataSafe: boolean } {
-  if (mail.attachments?.length || mail.cc?.length || mail.bcc?.length)
-    throw new Error('buildRawMessage takes no attachments, Cc or Bcc')
+  if (mail.attachments?.length || mail.cc?.length || mail.bcc?.length || mail.amp !== undefined)
+    throw new Error('buildRawMessage takes no attachments, Cc, Bcc or AMP part')
   const text = mail.encoded?.text ?? mail.text
   const html = mail.encoded?.html ?? mail.html
   const parts = [

@@ -16,6 +16,7 @@ export interface NewBody {
   subject: string
   html: string | null
   text: string | null
+  ampHtml: string | null
   globalVars: Record<string, string>
   copies: Record<string, { cc: string[]; bcc: string[] }>
   attachments: BatchAttachment[]

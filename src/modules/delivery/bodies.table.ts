@@ -29,7 +29,7 @@ export const messageBatches = pgTable(
     subject: text('subject').notNull(),
     html: text('html'),
     text: text('text'),
-    /** The AMP for Email version (`text/x-amp-html`), merge tags filled in, sent beside the HTML untracked. */
+    /** The AMP for Email version (`text/x-amp-html`), its merge tags filled in per recipient when sent, untracked. */
     ampHtml: text('amp_html'),
     globalVars: jsonb('global_vars').$type<Record<string, string>>().notNull().default({}),
     /** cc and bcc addresses per `to` address (api.md: cc/bcc travel on repeated `to` entries). */

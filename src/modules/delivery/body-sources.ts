@@ -52,7 +52,7 @@ export function bodySources<
     // The values the mail carried (coupon codes given when it was sent; none are handed out here).
     const given = await givenVars(
       ctx,
-      providerTags([body.subject, body.html, body.text]),
+      providerTags([body.subject, body.html, body.text, body.ampHtml]),
       { id: messageId, accountId: m.account_id, email: m.email },
       use,
     )

@@ -480,12 +480,16 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       // with the HTML and the DKIM key, as when a shop's calls of one template were each a row of their own.
       const content = contents.get(key) ?? made
       contents.set(key, content)
-      const provided = await providedVars(ctx, tagsOf(key, [body.subject, body.html, body.text]), {
-        accountId: body.accountId,
-        campaignId: 0,
-        messageIds: group.map((r) => r.id),
-        recipients: group.map((r) => ({ messageId: r.id, email: r.email })),
-      })
+      const provided = await providedVars(
+        ctx,
+        tagsOf(key, [body.subject, body.html, body.text, body.ampHtml]),
+        {
+          accountId: body.accountId,
+          campaignId: 0,
+          messageIds: group.map((r) => r.id),
+          recipients: group.map((r) => ({ messageId: r.id, email: r.email })),
+        },
+      )
       const recipientOf = (r: ClaimedRow): BodyRecipient =>
         bodyRecipient(
           body,

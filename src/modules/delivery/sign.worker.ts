@@ -97,7 +97,7 @@ function compiledFor<T extends CompiledCampaign | CompiledBody>(key: string, com
 /** Mail with Cc, Bcc, attachments or an AMP part goes through nodemailer's composer (rare: transactional extras). */
 async function buildWithParts(mail: OutgoingMail, domain: string) {
   // Campaign mail, whose parts come encoded, has none of these.
-  if (mail.encoded) throw new Error('mail with encoded parts takes no attachments, Cc or Bcc')
+  if (mail.encoded) throw new Error('mail with encoded parts takes no attachments, Cc, Bcc or AMP part')
   const opts = toNodemailer(mail, domain)
   delete opts.dkim
   const built = await new MailComposer(opts).compile().build()

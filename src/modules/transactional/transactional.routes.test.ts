@@ -254,6 +254,10 @@ describe('transactional intake: rules, limits and errors', async () => {
     assert.deepEqual(Object.keys(over), ['message.attachments'])
     const bigHtml = await errorsOf(msg({ html: 'x'.repeat(MAX_MESSAGE_BYTES) }))
     assert.deepEqual(Object.keys(bigHtml), ['message.html'])
+    // The AMP version counts too, and is named when it is what makes the message large.
+    const halfHtml = 'x'.repeat(Math.ceil(MAX_MESSAGE_BYTES / 2))
+    const bigAmp = await errorsOf(msg({ html: halfHtml, amp_html: `${halfHtml}xx` }))
+    assert.deepEqual(Object.keys(bigAmp), ['message.amp_html'])
   })
 
   it('needs attachments with a type, a name and base64 content', async () => {

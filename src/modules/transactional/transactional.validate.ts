@@ -196,7 +196,12 @@ export function prepareMessage(input: MessageInput): PreparedMessage {
     (prepared.ampHtml ? Buffer.byteLength(prepared.ampHtml) : 0) +
     attachmentBytes
   if (size >= MAX_MESSAGE_BYTES) {
-    const field = prepared.attachments.length ? 'message.attachments' : 'message.html'
+    // Named by what makes it large: the attachments, or the larger of the two HTML versions.
+    const field = prepared.attachments.length
+      ? 'message.attachments'
+      : (prepared.ampHtml?.length ?? 0) > (html?.length ?? 0)
+        ? 'message.amp_html'
+        : 'message.html'
     errors.add(field, 'The message including attachments must be smaller than 4 MB.')
   }
   errors.throwIfAny()

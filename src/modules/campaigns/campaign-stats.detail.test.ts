@@ -318,6 +318,8 @@ describe('campaign stats-detail and logs', async () => {
       }
       const same = await log('?sort_by=occurred_at&sort_dir=desc&per_page=100')
       assert.deepEqual(times(same), times(await log('?per_page=100')))
+      const upper = await log('?sort_by=timestamp&sort_dir=ASC&per_page=100')
+      assert.deepEqual(times(upper), [...times(same)].reverse())
       assert.equal((await log('?sort_by=&sort_dir=')).status, 200)
       const bad = await log('?sort_by=email&sort_dir=up', undefined, null)
       assert.deepEqual([bad.status, Object.keys(bad.body.errors).sort()], [422, ['sort_by', 'sort_dir']])

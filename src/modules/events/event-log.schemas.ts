@@ -45,10 +45,13 @@ const EmailFilter = Type.String({
 
 /**
  * The campaign logs are in order of occurrence, newest first unless `sort_dir=asc`. `sort_by` names that order
- * (a CRM sync of Ecomail's sends `sort_by=occured_at&sort_dir=desc`); no other column is offered, so that a
- * campaign's page stays a scan of its index whichever way it runs.
+ * (a CRM sync of Ecomail's sends `sort_by=occured_at&sort_dir=desc`; `timestamp` and `id` as the automation log
+ * calls its columns, ids following occurrence); no other order is offered, so that a campaign's page stays a
+ * scan of its index whichever way it runs. Before these were read any value was ignored: the names a client may
+ * plausibly send still pass, and the direction in either case.
  */
-export const LOG_SORT_COLUMNS = ['occured_at', 'occurred_at'] as const
+export const LOG_SORT_COLUMNS = ['occured_at', 'occurred_at', 'timestamp', 'id'] as const
+export const LOG_SORT_DIRECTIONS = ['asc', 'desc', 'ASC', 'DESC'] as const
 
 /** `GET /campaigns/{id}/log`: the email log's paging and `events[]`, one recipient's events, the direction. */
 export const CampaignLogQuery = Type.Composite([
@@ -59,12 +62,17 @@ export const CampaignLogQuery = Type.Composite([
       orBlank(
         Type.Union(
           LOG_SORT_COLUMNS.map((c) => Type.Literal(c)),
-          { description: 'the time the event occurred (the only order)' },
+          { description: 'the time the event occurred, the only order (any of these names)' },
         ),
       ),
     ),
     sort_dir: Type.Optional(
-      orBlank(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'default desc' })),
+      orBlank(
+        Type.Union(
+          LOG_SORT_DIRECTIONS.map((d) => Type.Literal(d)),
+          { description: 'asc or desc in either case; default desc' },
+        ),
+      ),
     ),
   }),
 ])

@@ -56,7 +56,7 @@ export async function campaignLog(
 ) {
   const types = eventFilter(query.events) ?? [...EVENT_TYPES]
   const page = toPage(query.page, query.per_page, DEFAULT_EMAIL_LOG_PAGE)
-  const oldestFirst = query.sort_dir === 'asc'
+  const oldestFirst = query.sort_dir?.toLowerCase() === 'asc'
   const { rows, total } = await campaignEventsPage(ex, accountId, scope, types, oldestFirst, page)
   return {
     campaign_log: rows.map((r) => ({ id: r.id, ...toEmailLogEntry(r) })),

@@ -7,6 +7,7 @@ import { startSmtpSink, type SinkMessage, type SmtpSink } from '../../../test/he
 import { queryRows } from '../../core/db/sql.js'
 import { batchState, type TestDomain } from '../transactional/transactional.test-helpers.js'
 import {
+  CAMPAIGN_HTML,
   createCampaign,
   ledger,
   listWith,
@@ -28,7 +29,7 @@ describe('campaign sent over SMTP by the worker', async () => {
   const t: TestApp = await startTestApp({ config: { smtpUrl: sink.url, sendThreads: 1 } })
   const domain: TestDomain = await sendingDomain(t, t.account)
   const listA = await listWith(t, t.account, [
-    { email: 'anna@example.cz', name: 'Anna', city: 'Praha' },
+    { email: 'anna@example.cz', name: 'Anna', city: 'Praha', vokativ: 'Anno' },
     { email: 'both@example.cz', name: 'Bob', city: 'Brno' },
     { email: 'gone@example.cz', name: 'Gone', status: 2 },
     { email: 'bounced@example.cz', name: 'Hard' },
@@ -49,10 +50,12 @@ describe('campaign sent over SMTP by the worker', async () => {
     body: { name: 'Brno', filter: { field: 'city', op: 'eq', value: 'Brno' } },
   })
   assert.equal(segment.status, 200, segment.text)
-  const campaignId = await createCampaign(t, t.account, {
-    lists: [listA],
-    segments: [{ id: segment.body.id, list: listB }],
-  })
+  const campaignId = await createCampaign(
+    t,
+    t.account,
+    { lists: [listA], segments: [{ id: segment.body.id, list: listB }] },
+    { html_text: CAMPAIGN_HTML.replace('</body>', '<p>Ahoj *|vokativ|*.</p></body>') },
+  )
 
   it('sends each subscribed, unsuppressed address of the lists and segments once', async () => {
     const res = await t.req('POST', `/campaigns/${campaignId}/send`)
@@ -74,6 +77,7 @@ describe('campaign sent over SMTP by the worker', async () => {
     const anna = sink.messages.find((m) => m.envelopeTo.includes('anna@example.cz'))!
     assert.equal(anna.parsed.subject, 'Hi Anna')
     assert.match(html(anna), /Hello Anna!/)
+    assert.match(html(anna), /Ahoj Anno\./, 'vokativ from the contact')
     assert.match(html(anna), /style="color: #333;?"/, 'CSS inlined')
     assert.doesNotMatch(html(anna), /shop\.example\/sale/, 'the link is tracked')
     assert.equal(linksIn(anna, /http:\/\/[^"]+\/t\/c\/[^"]+/g).length, 1)

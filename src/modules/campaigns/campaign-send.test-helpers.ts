@@ -9,6 +9,7 @@ export interface Person {
   email: string
   name?: string
   city?: string
+  vokativ?: string
   status?: number
 }
 

@@ -197,9 +197,11 @@ describe('buildRawMessage', () => {
     assert.deepEqual(await verify(ours), ['pass'])
   })
 
-  it('refuses what a bulk message never has (attachments, Cc, Bcc)', () => {
+  it('refuses what a bulk message never has (attachments, Cc, Bcc, an AMP part)', () => {
     const cc = { ...base, cc: [{ address: 'c@example.cz' }] }
-    assert.throws(() => buildRawMessage(cc, 'shop.example'), /no attachments, Cc or Bcc/)
+    assert.throws(() => buildRawMessage(cc, 'shop.example'), /no attachments, Cc, Bcc or AMP part/)
+    const amp = { ...base, amp: '<html ⚡4email></html>' }
+    assert.throws(() => buildRawMessage(amp, 'shop.example'), /no attachments, Cc, Bcc or AMP part/)
   })
 })
 

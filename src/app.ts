@@ -60,6 +60,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ message: 'Not Found' }))
   app.addHook('onResponse', async (req, reply) => {
+    // The line's fields are built only when it is written: loggablePath's scans ran on every response.
+    if (!ctx.log.isLevelEnabled('debug')) return
     req.log.debug(
       { method: req.method, url: loggablePath(req.url), status: reply.statusCode, ms: reply.elapsedTime },
       'request',

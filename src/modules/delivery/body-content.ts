@@ -44,6 +44,14 @@ export async function senderDomainOf(
   return domain
 }
 
+/** The texts of a body that may hold merge tags: where its coupon and recommendation tags are looked for. */
+export const bodyTemplates = (body: Pick<BodyRow, 'subject' | 'html' | 'text' | 'ampHtml'>) => [
+  body.subject,
+  body.html,
+  body.text,
+  body.ampHtml,
+]
+
 /**
  * What a body's mail is sent with. The intake checked the domain; if it lost its verification since (or in
  * outbox mode), the mail goes unsigned.

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import { compileBody, renderBodyMail, type CompiledBody } from './body-render.js'
-import { bodyRecipient } from './body-content.js'
+import { bodyRecipient, bodyTemplates } from './body-content.js'
 import { findBodies, findBodyMessage, type BodyRow } from './bodies.repo.js'
 import { givenVars, providerTags, type GivenUse } from './vars-providers.js'
 
@@ -52,7 +52,7 @@ export function bodySources<
     // The values the mail carried (coupon codes given when it was sent; none are handed out here).
     const given = await givenVars(
       ctx,
-      providerTags([body.subject, body.html, body.text, body.ampHtml]),
+      providerTags(bodyTemplates(body)),
       { id: messageId, accountId: m.account_id, email: m.email },
       use,
     )

@@ -3,7 +3,7 @@ import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
 import type { MergeValue } from '../../core/mail/merge-tags.js'
 import type { BodyContent, BodyRecipient } from './body-render.js'
-import { bodyContent, bodyRecipient } from './body-content.js'
+import { bodyContent, bodyRecipient, bodyTemplates } from './body-content.js'
 import { findBodies } from './bodies.repo.js'
 import { bodyContentKey, contentKey } from './content-key.js'
 import {
@@ -480,16 +480,12 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       // with the HTML and the DKIM key, as when a shop's calls of one template were each a row of their own.
       const content = contents.get(key) ?? made
       contents.set(key, content)
-      const provided = await providedVars(
-        ctx,
-        tagsOf(key, [body.subject, body.html, body.text, body.ampHtml]),
-        {
-          accountId: body.accountId,
-          campaignId: 0,
-          messageIds: group.map((r) => r.id),
-          recipients: group.map((r) => ({ messageId: r.id, email: r.email })),
-        },
-      )
+      const provided = await providedVars(ctx, tagsOf(key, bodyTemplates(body)), {
+        accountId: body.accountId,
+        campaignId: 0,
+        messageIds: group.map((r) => r.id),
+        recipients: group.map((r) => ({ messageId: r.id, email: r.email })),
+      })
       const recipientOf = (r: ClaimedRow): BodyRecipient =>
         bodyRecipient(
           body,

@@ -92,8 +92,9 @@ export type CampaignLogRow = EmailLogRow & { id: number }
  * of one campaign, or of every campaign when `campaignId` is null; of one recipient when `email` is given.
  * One campaign's page is the merge of one scan of `events_campaign_idx` per event type (backward for newest
  * first), each stopping after `offset + limit` rows, so the first pages of a campaign with millions of events
- * read only what they show. The caller has checked that the campaign is the account's (campaign ids are unique across accounts),
- * so the campaign's own queries need no account column, and its count stays an index-only scan. One
+ * read only what they show. The caller has checked that the campaign is the account's (campaign ids are unique
+ * across accounts), so the campaign's own queries need no account column, and its count stays an index-only
+ * scan. One
  * recipient's events are few: they are read through `events_account_email_idx`, whatever the campaign.
  */
 export async function campaignEventsPage(

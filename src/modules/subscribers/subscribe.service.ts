@@ -58,6 +58,7 @@ export function createSubscribeService(ctx: Ctx) {
         ),
       )
       const now = ctx.clock.now()
+      const skipConfirmation = flagValue(body.skip_confirmation, false)
 
       return retriedTransaction(ctx.db, async (tx) => {
         const addressHash = erasedAddressHash(ctx.erasureSecret, accountId, entry.email)
@@ -79,7 +80,7 @@ export function createSubscribeService(ctx: Ctx) {
           suppressed: contact.suppressed ?? null,
           requested: entry.status,
           doubleOptin: list.doubleOptin,
-          skipConfirmation: flagValue(body.skip_confirmation, false),
+          skipConfirmation,
           resubscribe: flagValue(body.resubscribe, false),
         })
         if (decision.clearSuppression) contact = await repo.clearSuppression(tx, contact.id, now)
@@ -108,7 +109,6 @@ export function createSubscribeService(ctx: Ctx) {
         // A fresh wait for confirmation asks for it; one already waiting was asked before. A caller that skips
         // confirmation and still asks for status 6 runs its own opt-in (it sets 1 once the person confirms with
         // it): no mail of ours beside theirs.
-        const skipConfirmation = flagValue(body.skip_confirmation, false)
         if (
           membership.status === STATUS.unconfirmed &&
           current?.status !== STATUS.unconfirmed &&

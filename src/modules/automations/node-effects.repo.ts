@@ -1,7 +1,7 @@
 import { getTableColumns, sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryRows } from '../../core/db/sql.js'
-import type { ContactForMerge } from '../messages/index.js'
+import { contactMergeColumns, type ContactForMerge } from '../messages/index.js'
 import { CONTACT_FIELDS } from '../segments/index.js'
 import { listenedFor } from '../signals/index.js'
 import { contacts } from '../subscribers/index.js'
@@ -41,9 +41,7 @@ export async function loadSubjects(
   if (contactIds.length === 0) return new Map()
   const rows = await queryRows<Subject>(
     ex,
-    sql`SELECT c.id AS "contactId", m.status, c.suppressed, c.tags, c.email, c.name, c.surname, c.gender,
-               c.company, c.city, c.street, c.zip, c.country, c.phone, c.pretitle, c.surtitle, c.birthday,
-               c.nameday, c.vokativ, c.vokativ_s, c.custom_fields
+    sql`SELECT c.id AS "contactId", m.status, c.suppressed, c.tags, ${contactMergeColumns('c')}
         FROM contacts c
         LEFT JOIN memberships m ON m.contact_id = c.id AND m.list_id = ${listId}
         WHERE c.id IN ${idsOf(contactIds)}`,

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryOne } from '../../core/db/sql.js'
-import type { ContactForMerge } from '../messages/index.js'
+import { contactMergeColumns, type ContactForMerge } from '../messages/index.js'
 
 /** A contact with what its merge tags need, by id or by the account's address. */
 export async function contactForMerge(
@@ -12,8 +12,6 @@ export async function contactForMerge(
     'contactId' in by ? sql`id = ${by.contactId}` : sql`account_id = ${by.accountId} AND email = ${by.email}`
   return queryOne<ContactForMerge & { id: number }>(
     ex,
-    sql`SELECT id, email, name, surname, gender, company, city, street, zip, country, phone, pretitle, surtitle,
-               birthday, nameday, vokativ, vokativ_s, custom_fields
-        FROM contacts WHERE ${where}`,
+    sql`SELECT id, ${contactMergeColumns('contacts')} FROM contacts WHERE ${where}`,
   )
 }

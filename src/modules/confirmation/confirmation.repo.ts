@@ -3,7 +3,7 @@ import type { Executor } from '../../core/db/client.js'
 import { queryOne } from '../../core/db/sql.js'
 import type { ConfirmationMailInput } from './confirmation.mail.js'
 import type { ConfirmTarget } from './confirmation.links.js'
-import type { ContactForMerge } from '../messages/index.js'
+import { contactMergeColumns, type ContactForMerge } from '../messages/index.js'
 
 /** Membership statuses (api.md): only an unconfirmed membership is asked for, and moved by, a confirmation. */
 const SUBSCRIBED = 1
@@ -35,8 +35,7 @@ export async function findUnconfirmedRecipient(
   >(
     ex,
     sql`SELECT l.name AS list_name, l.from_name, l.from_email, l.reply_to, l.conf_subject, l.conf_message,
-               c.email, c.name, c.surname, c.gender, c.company, c.city, c.street, c.zip, c.country, c.phone,
-               c.pretitle, c.surtitle, c.birthday, c.nameday, c.vokativ, c.vokativ_s, c.custom_fields
+               ${contactMergeColumns('c')}
         FROM memberships m
         JOIN lists l ON l.id = m.list_id
         JOIN contacts c ON c.id = m.contact_id

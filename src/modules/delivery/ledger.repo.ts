@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm'
 import type { DbHandle, Executor } from '../../core/db/client.js'
 import { queryPrepared, queryRows, queryRowsOn } from '../../core/db/sql.js'
 import { counterIncrementsSql } from '../events/index.js'
-import type { ContactForMerge } from '../messages/index.js'
+import { contactMergeColumns, type ContactForMerge } from '../messages/index.js'
 
 const iso = (d: Date) => d.toISOString()
 /** `id IN (...)` for a list of message ids, as one JSON parameter (one statement shape whatever the count). */
@@ -33,12 +33,7 @@ export interface ClaimedRow extends ContactForMerge {
 
 const claimedColumns = sql`claimed.id, claimed.account_id, claimed.kind, claimed.email, claimed.contact_id,
   claimed.recipient_name, claimed.error, claimed.batch_id, claimed.campaign_id, claimed.pipeline_id,
-  claimed.action_id, claimed.vars,
-  coalesce(ct.name, '') AS name, coalesce(ct.surname, '') AS surname, coalesce(ct.gender, '') AS gender,
-  ct.company, coalesce(ct.city, '') AS city, coalesce(ct.street, '') AS street, coalesce(ct.zip, '') AS zip,
-  coalesce(ct.country, '') AS country, ct.phone, coalesce(ct.pretitle, '') AS pretitle,
-  coalesce(ct.surtitle, '') AS surtitle, ct.birthday, ct.nameday, coalesce(ct.vokativ, '') AS vokativ,
-  coalesce(ct.vokativ_s, '') AS vokativ_s, ct.custom_fields`
+  claimed.action_id, claimed.vars, ${contactMergeColumns('ct', { outerJoined: true, without: ['email'] })}`
 
 /**
  * Claims the rows `picked` selects (locking them), setting `set`, with what their merge tags need. Prepared

@@ -15,3 +15,4 @@ export {
 } from './messages.repo.js'
 export { composeMessage, type ComposedMessage, type MessageContent } from '../../core/mail/compose-message.js'
 export { contactMergeText, contactMergeVars, type ContactForMerge } from './contact-vars.js'
+export { contactMergeColumns } from './contact-merge.repo.js'

@@ -4,7 +4,8 @@ import type { ContactForMerge } from './contact-vars.js'
 /**
  * The contact columns ContactForMerge holds, each marked as never null in `contacts` (text, empty when unset) or
  * nullable. A record over every key, so a field added to ContactForMerge does not compile until it is read here:
- * the five statements that read a contact for merge tags took their column lists by hand, and one lagged behind.
+ * the four statements that read a contact for merge tags listed the columns by hand, and a new field had to be
+ * added to each.
  */
 const MERGE_COLUMNS: Record<keyof ContactForMerge, 'text' | 'nullable'> = {
   email: 'text',

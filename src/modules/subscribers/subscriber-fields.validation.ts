@@ -328,8 +328,17 @@ function checkRating(value: unknown, path: string, bag: FieldErrorBag): number |
     bag.add(path, `The ${label(path)} must be a number.`)
     return undefined
   }
+  // The column is a 4-byte float (`real`): PostgreSQL refuses what it cannot hold, beyond about 3.4e38 or
+  // nearer zero than about 1.2e-38, and that refusal was a 500. Round bounds inside its range.
+  if (n !== 0 && (Math.abs(n) > RATING_MAX || Math.abs(n) < RATING_MIN)) {
+    bag.add(path, `The ${label(path)} must be 0 or a number of magnitude between 1e-37 and 1e37.`)
+    return undefined
+  }
   return n
 }
+
+const RATING_MAX = 1e37
+const RATING_MIN = 1e-37
 
 /**
  * One `subscriber_data` object at `path` (e.g. `subscriber_data` or `subscriber_data.3`). Every problem goes

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream'
-import { parse } from 'csv-parse'
+import { CsvError, parse } from 'csv-parse'
 import {
   clean,
   extraOf,
@@ -58,6 +58,9 @@ export async function* parseCsvFeed(
     bom: true,
     columns: (header: string[]) => header.map((h) => normalise(String(h))),
     relax_column_count: true,
+    // A quote inside an unquoted field is kept as it is: an inch mark in a title (`27" monitor`) is common in
+    // shops' hand-made exports, and refusing the whole feed for it helps no one.
+    relax_quotes: true,
     skip_empty_lines: true,
     trim: true,
     max_record_size: 1024 * 1024,
@@ -103,8 +106,9 @@ export async function* parseCsvFeed(
       }
     }
   } catch (err) {
-    const code = (err as { code?: unknown }).code
-    if (typeof code !== 'string' || !code.startsWith('CSV_')) throw err
+    // Every csv-parse error is the file's fault; by class, as their codes do not all start with CSV_ (its
+    // INVALID_OPENING_QUOTE was a 500 on refresh).
+    if (!(err instanceof CsvError)) throw err
     throw new FeedParseError(`The CSV feed is malformed: ${(err as Error).message}`)
   } finally {
     source.destroy()

@@ -105,6 +105,15 @@ describe('feed parsing', () => {
         ],
       )
     }
+    // A quote inside an unquoted field stays (an inch mark); a quoted field is still read as one.
+    const inches = await read('id,title,price\np1,27" monitor,100\np2,"Desk, oak",5\n')
+    assert.deepEqual(
+      inches.products.map((p) => [p.id, p.title, p.price]),
+      [
+        ['p1', '27" monitor', '100'],
+        ['p2', 'Desk, oak', '5'],
+      ],
+    )
     const aliased = await read(
       'item_id,Product Name,Link,image_link,PRICE_VAT,product_type,brand\n7,Seven,u,i,3,X,Acme\n',
     )
@@ -191,6 +200,7 @@ describe('feed parsing', () => {
       ['<html><body/></html>', /neither a Heureka SHOP nor a Google Merchant/],
       ['name,price\nx,1\n', /no id column/],
       ['id,title\n1,"open quote\n', /CSV feed is malformed/],
+      ['id,title\n1,"closed" then more\n', /CSV feed is malformed/],
       ['  \n ', /empty/],
     ]
     for (const [body, reason] of cases) {

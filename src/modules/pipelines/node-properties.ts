@@ -2,6 +2,7 @@ import type { FieldErrorBag } from '../../core/http/errors.js'
 import { isValidEmail } from '../../core/http/email.js'
 import { parseOutboundUrl } from '../../core/net/outbound-url.js'
 import { parseCondition, walkCondition } from '../segments/index.js'
+import { parseEditFields } from '../subscribers/index.js'
 import type { Condition, Duration, NodeType, PipelineNode, TimeUnit } from './pipeline-graph.js'
 import {
   isObject,
@@ -186,6 +187,7 @@ export function parseProperties(
     case 'edit':
       if (!isObject(input.fields) || Object.keys(input.fields).length === 0)
         bag.add(at('fields'), 'The fields must be an object of at least one field.')
+      else p.fields = parseEditFields(input.fields, at('fields'), bag)
       break
     case 'webhook': {
       const url = requiredText(bag, input.url, at('url'), 2048)

@@ -268,6 +268,37 @@ describe('checkPipelineShape', () => {
       ],
       ['edit without fields', (b) => delete props(b, 'ed').fields, 'actions.8.properties.fields'],
       ['edit with empty fields', (b) => (props(b, 'ed').fields = {}), 'actions.8.properties.fields'],
+      // Values subscribe refuses, which a run wrote as they were (a helper's fuzzing found them).
+      ...(
+        [
+          ['country', 'Narnia'],
+          ['birthday', '2026-02-30'],
+          ['zip', 'x'.repeat(21)],
+          ['email', 'new@example.com'],
+          ['status', 2],
+          ['rating', 5],
+          ['tags', ['a']],
+        ] as const
+      ).map(([key, value]): [string, (b: Body) => unknown, string] => [
+        `edit of ${key} to ${JSON.stringify(value)}`,
+        (b) => (props(b, 'ed').fields = { city: 'Brno', [key]: value }),
+        `actions.8.properties.fields.${key}`,
+      ]),
+      [
+        'edit of a custom field to an object',
+        (b) => (props(b, 'ed').fields = { shoe: { a: 1 } }),
+        'actions.8.properties.fields',
+      ],
+      [
+        'edit of custom fields over 5000 characters',
+        (b) => (props(b, 'ed').fields = { note: 'x'.repeat(5001) }),
+        'actions.8.properties.fields',
+      ],
+      [
+        'edit of one field twice',
+        (b) => (props(b, 'ed').fields = { City: 'Brno', custom_fields: { city: 'Praha' } }),
+        'actions.8.properties.fields.city',
+      ],
       ['webhook without url', (b) => delete props(b, 'wh').url, 'actions.9.properties.url'],
       ['webhook to no URL', (b) => (props(b, 'wh').url = 'not a url'), 'actions.9.properties.url'],
       ['webhook to ftp', (b) => (props(b, 'wh').url = 'ftp://example.com/'), 'actions.9.properties.url'],
@@ -322,6 +353,14 @@ describe('checkPipelineShape', () => {
       props(b, 'w1').value = '1.5'
       props(b, 't1').tag = ' vip '
       props(b, 'g1').timeout = { value: 2, unit: 'hours' }
+      props(b, 'ed').fields = {
+        ' City ': ' Brno ',
+        country: 'Czech Republic',
+        birthday: '1990-05-01 00:00:00',
+        company: null,
+        Shoe: 42,
+        custom_fields: { Level: { value: 'gold', type: 'string' }, gone: null },
+      }
       const r = checkPipelineShape(b)
       assert.ok(r.ok, JSON.stringify(r.ok ? null : r.errors))
       const p = (id: string) => r.pipeline.actions.find((n) => n.id === id)!.properties
@@ -329,6 +368,16 @@ describe('checkPipelineShape', () => {
       assert.equal(p('w1').value, 1.5)
       assert.equal(p('t1').tag, 'vip')
       assert.deepEqual(p('g1').timeout, { value: 2, unit: 'hours' })
+      // As subscribe stores them: the country's code, the day alone, custom field keys lower-cased.
+      assert.deepEqual(p('ed').fields, {
+        city: 'Brno',
+        country: 'CZ',
+        birthday: '1990-05-01',
+        company: null,
+        shoe: 42,
+        level: { value: 'gold', type: 'string' },
+        gone: null,
+      })
     })
   })
 

@@ -10,3 +10,4 @@ export {
   unsubscribeEverywhere,
 } from './deliverability.repo.js'
 export type { ErasureStep } from './subscriber-delete.service.js'
+export { parseEditFields } from './subscriber-fields.validation.js'

@@ -478,3 +478,61 @@ export function validOrThrow<T>(bag: FieldErrorBag, value: T | undefined, status
   if (value === undefined) throw new Error('validation produced neither a value nor an error')
   return value
 }
+
+/** Keys an automation's edit node may not set, with what to use instead. */
+const NOT_EDITABLE: Record<string, string> = {
+  email: 'The email cannot be changed by an edit node.',
+  status: 'The status cannot be set by an edit node: use a subscribe or unsubscribe node.',
+  tags: 'The tags cannot be set by an edit node: use a tag or untag node.',
+  groups: 'The groups cannot be set by an edit node.',
+  rating: 'The rating cannot be set by an edit node.',
+  source: 'The source cannot be set by an edit node.',
+}
+
+/**
+ * An automation edit node's `fields` (contract §6), checked as subscribe checks the same values, so a run
+ * writes nothing the API would refuse: the subscriber's text fields trimmed, within their lengths, a country's
+ * name as its code and dates as YYYY-MM-DD; every other key a custom field (trimmed and lower-cased, a scalar or
+ * `{value, type}`, 5000 characters in all), also when given under `custom_fields`. null clears a field.
+ * Returns the fields as the node stores them, or undefined with the problems in `bag` under `path.<key>`.
+ */
+export function parseEditFields(
+  raw: Record<string, unknown>,
+  path: string,
+  bag: FieldErrorBag,
+): Record<string, unknown> | undefined {
+  const own = new FieldErrorBag()
+  const out: Record<string, unknown> = {}
+  const custom: Record<string, unknown> = {}
+  const nested = isPlainObject(raw.custom_fields) ? Object.entries(raw.custom_fields) : []
+  if (raw.custom_fields !== undefined && !isPlainObject(raw.custom_fields))
+    own.add(`${path}.custom_fields`, 'The custom_fields must be an object.')
+  const given = [...Object.entries(raw).filter(([k]) => k !== 'custom_fields'), ...nested]
+  const seen = new Set<string>()
+  for (const [rawKey, value] of given) {
+    const key = rawKey.trim().toLowerCase()
+    const at = `${path}.${key || rawKey}`
+    if (key === '' || seen.has(key)) {
+      own.add(at, key ? `The field "${key}" is given more than once (keys ignore case).` : 'A key is empty.')
+      continue
+    }
+    seen.add(key)
+    if (NOT_EDITABLE[key]) own.add(at, NOT_EDITABLE[key])
+    else if (Object.hasOwn(TEXT_FIELDS, key)) {
+      const field = key as TextField
+      if (value === null) out[field] = null
+      else {
+        let v = checkText(value, at, TEXT_FIELDS[field], own)
+        if (v !== undefined && (field === 'birthday' || field === 'nameday'))
+          v = checkDateField(v, field, at, own)
+        else if (v !== undefined && field === 'country') v = checkCountry(v, at, own)
+        if (v !== undefined) out[field] = v
+      }
+    } else if (value === null) out[key] = null
+    else custom[key] = value
+  }
+  // Reported at the node's fields, as their 5000 characters are counted together.
+  Object.assign(out, checkCustomFields(custom, path, own))
+  for (const [field, messages] of Object.entries(own.errors)) for (const m of messages) bag.add(field, m)
+  return own.empty ? out : undefined
+}

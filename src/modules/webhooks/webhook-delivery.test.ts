@@ -258,6 +258,26 @@ describe('webhook delivery', async () => {
     assert.equal(b?.attempts, 1)
   })
 
+  it("holds more deliveries than Node's ten listeners of a signal in flight without a leak warning", async () => {
+    const warnings: string[] = []
+    const onWarning = (w: Error) => warnings.push(w.name)
+    process.on('warning', onWarning)
+    try {
+      const accounts = []
+      for (let i = 0; i < 12; i++) accounts.push(await accountWithHook(`/held-${i}`))
+      for (const [i, a] of accounts.entries()) {
+        receiver.script(`/held-${i}`, ['hang'])
+        await enqueueWebhookEvents(t.ctx.db, [event(a.id)])
+      }
+      assert.equal((await deliverer.runOnce()).failed, 12)
+      // Warnings are emitted on the next tick.
+      await new Promise((r) => setImmediate(r))
+    } finally {
+      process.off('warning', onWarning)
+    }
+    assert.deepEqual(warnings, [])
+  })
+
   it('stops on 410 Gone: the webhook is disabled, pending events dropped, until the URL is posted again', async () => {
     const a = await accountWithHook('/gone')
     receiver.script('/gone', [{ status: 410 }])

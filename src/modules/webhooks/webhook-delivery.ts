@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import type { AppContext } from '../../core/context.js'
 import { createOutboundHttp, OutboundError, type OutboundHttp } from '../../core/net/outbound.js'
 import {
@@ -59,6 +60,9 @@ export function createWebhookDeliverer(ctx: Ctx, opts: DelivererOptions = {}): W
   const http = opts.http ?? createOutboundHttp({ allowPrivateNetwork: ctx.config.allowPrivateNetwork })
   const inflight = new Set<Promise<void>>()
   const abort = new AbortController()
+  // Every delivery in flight listens on this one signal (outbound.ts adds a listener per request, removed when
+  // it ends): past Node's default of 10 it printed a leak warning that was none.
+  setMaxListeners(maxInFlight + 10, abort.signal)
   let stopped = false
   let timer: NodeJS.Timeout | undefined
   let ticking: Promise<unknown> = Promise.resolve()

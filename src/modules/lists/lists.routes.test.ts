@@ -56,6 +56,29 @@ describe('lists', async () => {
     assert.deepEqual(res.body.errors.name, ['The name field is required.'])
   })
 
+  it('takes pages that are absolute http(s) URLs or blank, and refuses others on create and update', async () => {
+    const pages = {
+      sub_success_page: 'https://shop.cz/thanks',
+      sub_confirmed_page: 'HTTP://shop.cz/ok?email=*|EMAIL|*',
+      unsub_page: '',
+    }
+    const ok = await t.req('POST', '/lists', { body: { name: 'Pages', ...pages } })
+    assert.equal(ok.status, 200, ok.text)
+    assert.equal(ok.body.sub_confirmed_page, pages.sub_confirmed_page)
+    const bad = await t.req('POST', '/lists', {
+      body: { name: 'Bad pages', sub_success_page: 'not a url', unsub_page: 'javascript:alert(1)' },
+    })
+    assert.equal(bad.status, 422)
+    assert.deepEqual(bad.body.errors, {
+      sub_success_page: ['The sub_success_page format is invalid.'],
+      unsub_page: ['The unsub_page format is invalid.'],
+    })
+    const put = await t.req('PUT', `/lists/${ok.body.id}`, { body: { sub_confirmed_page: '/relative' } })
+    assert.deepEqual(Object.keys(put.body.errors), ['sub_confirmed_page'])
+    const kept = await t.req('GET', `/lists/${ok.body.id}`)
+    assert.equal(kept.body.list.sub_confirmed_page, pages.sub_confirmed_page)
+  })
+
   it('lists, shows with counts, updates and deletes', async () => {
     const { id } = (await t.req('POST', '/lists', { body: { name: 'A' } })).body
     const all = await t.req('GET', '/lists')

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../core/context.js'
-import { notFound } from '../../core/http/errors.js'
+import { FieldErrorBag, notFound } from '../../core/http/errors.js'
+import { redirectTarget } from '../../core/http/redirect-target.js'
 import { flagOn } from '../../core/http/schemas.js'
 import * as repo from './lists.repo.js'
 import { toListDetail, toListObject, type ListInput, type ListRow } from './lists.schemas.js'
@@ -9,7 +10,22 @@ type Ctx = Pick<AppContext, 'db' | 'clock'>
 /** The segments of a list as `GET /lists/{id}/segments` answers them (supplied by the segments module). */
 export type SegmentsOf = (accountId: number, listId: number) => Promise<Record<string, unknown>[]>
 
+/**
+ * The list's pages are where people are sent after signing up, confirming or unsubscribing (api.md: "string,
+ * URL"): blank, or an absolute http(s) URL, `*|EMAIL|*` allowed in it. Anything else was stored and then never
+ * used as a redirect, silently.
+ */
+function checkPages(input: ListInput): void {
+  const bag = new FieldErrorBag()
+  for (const field of ['sub_success_page', 'sub_confirmed_page', 'unsub_page'] as const) {
+    const page = input[field]
+    if (page?.trim() && !redirectTarget(page)) bag.add(field, `The ${field} format is invalid.`)
+  }
+  bag.throwIfAny()
+}
+
 function toColumns(input: ListInput): Partial<repo.NewList> {
+  checkPages(input)
   const out: Partial<repo.NewList> = {}
   if (input.name !== undefined) out.name = input.name.trim()
   if (input.from_name !== undefined) out.fromName = input.from_name

@@ -171,6 +171,11 @@ export async function editFields(
   const sets: SQL[] = [sql`updated_at = ${ts(now)}`]
   const custom: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(fields)) {
+    // Custom fields the node names under `custom_fields` (pipelines/node-properties.ts), beside those at the top.
+    if (key === 'custom_fields' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      Object.assign(custom, value)
+      continue
+    }
     const text = value === null || value === undefined ? (NULLABLE.has(key) ? null : '') : String(value)
     if (EDITABLE.has(key)) sets.push(sql`${sql.identifier(key)} = ${text}`)
     else custom[key] = value

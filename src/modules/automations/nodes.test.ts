@@ -39,7 +39,8 @@ describe('automation node types', async () => {
     const p = await createPipeline(t, listId, [
       node('a', 'tag', { tag: 'gold' }, ['b']),
       node('b', 'untag', { tag: 'old' }, ['c']),
-      node('c', 'edit', { fields: { city: 'Brno', shoe: '42' } }, ['d']),
+      // `name` under custom_fields is a custom field of that name, not the person's name.
+      node('c', 'edit', { fields: { city: 'Brno', shoe: '42', custom_fields: { name: 'nick' } } }, ['d']),
       node('d', 'subscribe', { list_id: other }, ['u']),
       node('u', 'unsubscribe', { list_id: leave }, ['n']),
       node('n', 'note', { text: 'just a note' }, ['e']),
@@ -52,6 +53,8 @@ describe('automation node types', async () => {
     assert.deepEqual(s.tags, ['keep', 'gold'])
     assert.equal(s.city, 'Brno')
     assert.equal(s.custom_fields.shoe, '42')
+    assert.equal(s.custom_fields.name, 'nick')
+    assert.equal(s.name, '')
     assert.equal(s.lists[String(other)].status, 1)
     assert.equal(s.lists[String(leave)].status, 2)
     const log = await logOf(t, p)

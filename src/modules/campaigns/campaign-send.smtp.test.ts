@@ -246,12 +246,11 @@ describe('campaign sent over SMTP by the worker', async () => {
     }
   })
   it("sends a person who unsubscribes through the page on to the list's unsub_page; one-click stays", async () => {
-    // The first of the campaign's lists with an http(s) page: listA's is none.
-    for (const [list, page] of [
-      [listA, ''],
-      [listB, 'https://shop.example/bye?who=*|EMAIL|*'],
-    ] as const)
-      assert.equal((await t.req('PUT', `/lists/${list}`, { body: { unsub_page: page } })).status, 200)
+    // The first of the campaign's lists with an http(s) page: listA's is none, as a list saved before pages were
+    // checked may hold (the API refuses it now).
+    await t.ctx.db.execute(sql`UPDATE lists SET unsub_page = 'no page' WHERE id = ${listA}`)
+    const bye = 'https://shop.example/bye?who=*|EMAIL|*'
+    assert.equal((await t.req('PUT', `/lists/${listB}`, { body: { unsub_page: bye } })).status, 200)
     const unsubPath = (email: string) => {
       const m = sink.messages.find((x) => x.envelopeTo.includes(email))!
       return new URL(/<([^>]+\/u\/[^>]+)>/.exec(header(m, 'List-Unsubscribe'))![1]!).pathname

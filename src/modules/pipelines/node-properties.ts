@@ -120,6 +120,7 @@ export function parseProperties(
   type: NodeType,
   input: unknown,
   path: string,
+  opts: { stored?: boolean } = {},
 ): PipelineNode['properties'] | undefined {
   // `[]` is how PHP encodes an empty map.
   if (input === undefined || input === null || (Array.isArray(input) && input.length === 0)) input = {}
@@ -187,7 +188,9 @@ export function parseProperties(
     case 'edit':
       if (!isObject(input.fields) || Object.keys(input.fields).length === 0)
         bag.add(at('fields'), 'The fields must be an object of at least one field.')
-      else p.fields = parseEditFields(input.fields, at('fields'), bag)
+      // A stored node, brought back by a PUT of other fields, keeps its fields as they were saved (earlier
+      // rules accepted more): checking them again must not keep the PUT from pausing the pipeline.
+      else if (!opts.stored) p.fields = parseEditFields(input.fields, at('fields'), bag)
       break
     case 'webhook': {
       const url = requiredText(bag, input.url, at('url'), 2048)

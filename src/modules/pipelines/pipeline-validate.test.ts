@@ -296,8 +296,18 @@ describe('checkPipelineShape', () => {
       ],
       [
         'edit of one field twice',
-        (b) => (props(b, 'ed').fields = { City: 'Brno', custom_fields: { city: 'Praha' } }),
+        (b) => (props(b, 'ed').fields = { City: 'Brno', city: 'Praha' }),
         'actions.8.properties.fields.city',
+      ],
+      [
+        'edit of nothing but an empty custom_fields',
+        (b) => (props(b, 'ed').fields = { custom_fields: {}, email: null }),
+        'actions.8.properties.fields',
+      ],
+      [
+        'edit of a nested custom field to an array',
+        (b) => (props(b, 'ed').fields = { custom_fields: { shoe: [42] } }),
+        'actions.8.properties.fields.custom_fields',
       ],
       ['webhook without url', (b) => delete props(b, 'wh').url, 'actions.9.properties.url'],
       ['webhook to no URL', (b) => (props(b, 'wh').url = 'not a url'), 'actions.9.properties.url'],
@@ -359,7 +369,11 @@ describe('checkPipelineShape', () => {
         birthday: '1990-05-01 00:00:00',
         company: null,
         Shoe: 42,
-        custom_fields: { Level: { value: 'gold', type: 'string' }, gone: null },
+        // Untouched fields as form editors send them: a null for a field the node cannot set is no change.
+        email: null,
+        tags: null,
+        // Custom fields by any name, also one of a column or of a field the node cannot set.
+        custom_fields: { Level: { value: 'gold', type: 'string' }, gone: null, name: 'nick', source: 'fb' },
       }
       const r = checkPipelineShape(b)
       assert.ok(r.ok, JSON.stringify(r.ok ? null : r.errors))
@@ -375,8 +389,7 @@ describe('checkPipelineShape', () => {
         birthday: '1990-05-01',
         company: null,
         shoe: 42,
-        level: { value: 'gold', type: 'string' },
-        gone: null,
+        custom_fields: { level: { value: 'gold', type: 'string' }, gone: null, name: 'nick', source: 'fb' },
       })
     })
   })

@@ -152,7 +152,12 @@ function nodeIds(bag: FieldErrorBag, actions: unknown[]): (string | undefined)[]
   })
 }
 
-function parseNodes(bag: FieldErrorBag, refs: NodeRefs, input: unknown): PipelineNode[] | undefined {
+function parseNodes(
+  bag: FieldErrorBag,
+  refs: NodeRefs,
+  input: unknown,
+  stored: boolean,
+): PipelineNode[] | undefined {
   if (input === undefined || input === null) {
     bag.add('actions', 'The actions field is required.')
     return undefined
@@ -188,7 +193,7 @@ function parseNodes(bag: FieldErrorBag, refs: NodeRefs, input: unknown): Pipelin
       )
       return
     }
-    const properties = parseProperties(bag, refs, type, raw.properties, `${at}.properties`)
+    const properties = parseProperties(bag, refs, type, raw.properties, `${at}.properties`, { stored })
     if (!properties) return
     const next = parseNext(bag, { type, properties }, raw.next, `${at}.next`, known)
     if (id === undefined || next === undefined) return
@@ -206,7 +211,8 @@ function checkMailRefs(bag: FieldErrorBag, nodes: PipelineNode[], refs: NodeRefs
 }
 
 /** Everything that needs no database; the references to check there come back with the result. */
-export function checkPipelineShape(input: unknown): ShapeResult {
+/** `storedActions`: the actions are the stored ones (a partial PUT without them), as they were saved. */
+export function checkPipelineShape(input: unknown, storedActions = false): ShapeResult {
   const bag = new FieldErrorBag()
   const nodeRefs = emptyRefs()
   const body = isObject(input) ? input : {}
@@ -216,7 +222,7 @@ export function checkPipelineShape(input: unknown): ShapeResult {
   const status = oneOf(bag, body.status, 'status', PIPELINE_STATUSES, 'active')
   const reentry = oneOf(bag, body.reentry, 'reentry', REENTRIES, 'once')
   const trigger = parseTrigger(bag, body.trigger)
-  const actions = parseNodes(bag, nodeRefs, body.actions)
+  const actions = parseNodes(bag, nodeRefs, body.actions, storedActions)
   let start: string | undefined
   if (body.start === undefined || body.start === null) start = actions?.[0]?.id
   else {
@@ -277,7 +283,7 @@ export async function validatePipeline(
   lookup: RefLookup,
   given?: ReadonlySet<string>,
 ): Promise<ValidationResult> {
-  const shape = checkPipelineShape(input)
+  const shape = checkPipelineShape(input, given !== undefined && !given.has('actions'))
   const bag = new FieldErrorBag()
   if (!shape.ok) for (const [p, msgs] of Object.entries(shape.errors)) for (const m of msgs) bag.add(p, m)
   const checked = (uses: RefUse[]) => (given ? uses.filter((u) => given.has(u.path.split('.')[0]!)) : uses)

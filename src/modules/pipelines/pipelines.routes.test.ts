@@ -2,7 +2,8 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { ManualClock } from '../../core/clock.js'
-import { findPipeline } from './index.js'
+import { eq } from 'drizzle-orm'
+import { findPipeline, pipelines, type PipelineNode } from './index.js'
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 
@@ -169,6 +170,35 @@ describe('pipelines routes', async () => {
     })
     assert.equal(again.status, 422)
     assert.deepEqual(Object.keys(again.body.errors).sort(), ['actions.0.properties.template', 'list_id'])
+  })
+
+  it('pauses a pipeline whose edit node was saved under earlier rules; a PUT of its actions checks them', async () => {
+    const flow: Body = {
+      name: 'Old edit',
+      list_id: listId,
+      actions: [{ id: 'e1', type: 'edit', properties: { name: 'Edit', fields: { city: 'Brno' } }, next: [] }],
+    }
+    const { id } = (await t.req('POST', '/pipelines', { body: flow })).body
+    // What the edit check refuses today, stored as an earlier version of it accepted it.
+    const stored = { source: 'facebook', birthday: '2026-02-30' }
+    await t.ctx.db
+      .update(pipelines)
+      .set({
+        actions: [{ ...flow.actions[0]!, properties: { name: 'Edit', fields: stored } }] as PipelineNode[],
+      })
+      .where(eq(pipelines.id, id))
+    const paused = await t.req('PUT', `/pipelines/${id}`, { body: { status: 'paused' } })
+    assert.equal(paused.status, 200, paused.text)
+    assert.equal(paused.body.status, 'paused')
+    assert.deepEqual((await findPipeline(t.ctx.db, t.account.id, id))?.actions[0]?.properties.fields, stored)
+    const again = await t.req('PUT', `/pipelines/${id}`, {
+      body: { actions: [{ ...flow.actions[0]!, properties: { fields: stored } }] },
+    })
+    assert.equal(again.status, 422)
+    assert.deepEqual(Object.keys(again.body.errors).sort(), [
+      'actions.0.properties.fields.birthday',
+      'actions.0.properties.fields.source',
+    ])
   })
 
   it('soft-deletes: later reads answer 404, the row stays', async () => {

@@ -328,8 +328,8 @@ function checkRating(value: unknown, path: string, bag: FieldErrorBag): number |
     bag.add(path, `The ${label(path)} must be a number.`)
     return undefined
   }
-  // The column is a 4-byte float (`real`): PostgreSQL refuses what it cannot hold, beyond about 3.4e38 or
-  // nearer zero than about 1.2e-38, and that refusal was a 500. Round bounds inside its range.
+  // The column is a 4-byte float (`real`): PostgreSQL refuses what it cannot hold, beyond about 3.4e38 or so
+  // near zero that it would round to 0 (about 1e-46), and that refusal was a 500. Round bounds well inside.
   if (n !== 0 && (Math.abs(n) > RATING_MAX || Math.abs(n) < RATING_MIN)) {
     bag.add(path, `The ${label(path)} must be 0 or a number of magnitude between 1e-37 and 1e37.`)
     return undefined
@@ -479,22 +479,24 @@ export function validOrThrow<T>(bag: FieldErrorBag, value: T | undefined, status
   return value
 }
 
-/** Keys an automation's edit node may not set, with what to use instead. */
-const NOT_EDITABLE: Record<string, string> = {
-  email: 'The email cannot be changed by an edit node.',
-  status: 'The status cannot be set by an edit node: use a subscribe or unsubscribe node.',
-  tags: 'The tags cannot be set by an edit node: use a tag or untag node.',
-  groups: 'The groups cannot be set by an edit node.',
-  rating: 'The rating cannot be set by an edit node.',
-  source: 'The source cannot be set by an edit node.',
-}
+/** Fields of the person an automation's edit node may not set, and why (other nodes set some of them). */
+const NOT_EDITABLE = new Map([
+  ['email', 'The email cannot be changed by an edit node.'],
+  ['status', 'The status cannot be set by an edit node: use a subscribe or unsubscribe node.'],
+  ['tags', 'The tags cannot be set by an edit node: use a tag or untag node.'],
+  ['groups', 'The groups cannot be set by an edit node.'],
+  ['rating', 'The rating cannot be set by an edit node.'],
+  ['source', 'The source cannot be set by an edit node.'],
+])
 
 /**
  * An automation edit node's `fields` (contract §6), checked as subscribe checks the same values, so a run
  * writes nothing the API would refuse: the subscriber's text fields trimmed, within their lengths, a country's
- * name as its code and dates as YYYY-MM-DD; every other key a custom field (trimmed and lower-cased, a scalar or
- * `{value, type}`, 5000 characters in all), also when given under `custom_fields`. null clears a field.
- * Returns the fields as the node stores them, or undefined with the problems in `bag` under `path.<key>`.
+ * name as its code and dates as YYYY-MM-DD, null clearing one. Any other key is a custom field, and so is every
+ * key under `custom_fields` (kept there, so a custom field may share a column's name); both are checked as
+ * subscribe's custom_fields are (keys trimmed and lower-cased, a scalar or `{value, type}` or null, 5000
+ * characters each). A null for a field the node cannot set is ignored, as subscribe ignores it (form editors send
+ * untouched fields so). Errors are reported at `path.<key as sent>`; undefined when there are any.
  */
 export function parseEditFields(
   raw: Record<string, unknown>,
@@ -504,35 +506,31 @@ export function parseEditFields(
   const own = new FieldErrorBag()
   const out: Record<string, unknown> = {}
   const custom: Record<string, unknown> = {}
-  const nested = isPlainObject(raw.custom_fields) ? Object.entries(raw.custom_fields) : []
-  if (raw.custom_fields !== undefined && !isPlainObject(raw.custom_fields))
-    own.add(`${path}.custom_fields`, 'The custom_fields must be an object.')
-  const given = [...Object.entries(raw).filter(([k]) => k !== 'custom_fields'), ...nested]
-  const seen = new Set<string>()
-  for (const [rawKey, value] of given) {
+  for (const [rawKey, value] of Object.entries(raw)) {
+    if (rawKey === 'custom_fields') continue
     const key = rawKey.trim().toLowerCase()
-    const at = `${path}.${key || rawKey}`
-    if (key === '' || seen.has(key)) {
-      own.add(at, key ? `The field "${key}" is given more than once (keys ignore case).` : 'A key is empty.')
-      continue
-    }
-    seen.add(key)
-    if (NOT_EDITABLE[key]) own.add(at, NOT_EDITABLE[key])
-    else if (Object.hasOwn(TEXT_FIELDS, key)) {
+    const at = `${path}.${rawKey}`
+    const refused = NOT_EDITABLE.get(key)
+    if (refused) {
+      if (value !== null) own.add(at, refused)
+    } else if (!Object.hasOwn(TEXT_FIELDS, key)) custom[rawKey] = value
+    else if (Object.hasOwn(out, key))
+      own.add(at, `The field "${key}" is given more than once (names ignore case).`)
+    else if (value === null) out[key] = null
+    else {
       const field = key as TextField
-      if (value === null) out[field] = null
-      else {
-        let v = checkText(value, at, TEXT_FIELDS[field], own)
-        if (v !== undefined && (field === 'birthday' || field === 'nameday'))
-          v = checkDateField(v, field, at, own)
-        else if (v !== undefined && field === 'country') v = checkCountry(v, at, own)
-        if (v !== undefined) out[field] = v
-      }
-    } else if (value === null) out[key] = null
-    else custom[key] = value
+      let v = checkText(value, at, TEXT_FIELDS[field], own)
+      if (v !== undefined && (field === 'birthday' || field === 'nameday'))
+        v = checkDateField(v, field, at, own)
+      else if (v !== undefined && field === 'country') v = checkCountry(v, at, own)
+      if (v !== undefined) out[field] = v
+    }
   }
-  // Reported at the node's fields, as their 5000 characters are counted together.
   Object.assign(out, checkCustomFields(custom, path, own))
+  const nested = checkCustomFields(raw.custom_fields, `${path}.custom_fields`, own)
+  if (nested && Object.keys(nested).length) out.custom_fields = nested
+  if (own.empty && Object.keys(out).length === 0)
+    own.add(path, 'The fields must name at least one field to change.')
   for (const [field, messages] of Object.entries(own.errors)) for (const m of messages) bag.add(field, m)
   return own.empty ? out : undefined
 }

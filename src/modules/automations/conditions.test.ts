@@ -106,6 +106,16 @@ describe('evaluateCondition: every operator of contract §6, one statement per c
       state: { mail: { m1: bobMail.id } },
     })
     bob = { ...anna, runId: bobRun, contactId: b, email: 'bob@x.cz' }
+    // The same node's mail to Bob from another run of a repeating pipeline, started after his, opened there.
+    await insertMail(t, {
+      accountId: t.account.id,
+      pipelineId: PIPELINE,
+      actionId: 'm1',
+      email: 'bob@x.cz',
+      contactId: b,
+      createdAt: at('2026-03-13T00:00:00.000Z'),
+      firstOpenAt: at('2026-03-13T01:00:00.000Z'),
+    })
     ghost = { ...anna, runId: 0, contactId: null, email: 'ghost@x.cz' }
 
     await insertPurchase(t, t.account.id, 'o1', 'anna@x.cz', 10, new Date(NOW.getTime() - 10 * DAY))
@@ -167,7 +177,7 @@ describe('evaluateCondition: every operator of contract §6, one statement per c
     await expect(anna, { opened: 'm3' }, false, 'opened in an earlier run')
     await expect(anna, { opened: 'nope' }, false)
     await expect(bob, { clicked: 'm1' }, true, 'found through state.mail')
-    await expect(bob, { opened: 'm1' }, false)
+    await expect(bob, { opened: 'm1' }, false, "another run's mail from that node was opened, not this run's")
   })
 
   it('purchased within the last N days of now, by address', async () => {

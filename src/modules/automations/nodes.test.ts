@@ -184,7 +184,13 @@ describe('automation node types', async () => {
       [
         node('g', 'webhook', { url: receiver.url('/by-get'), method: 'get' }, ['d']),
         node('d', 'webhook', { url: receiver.url('/by-delete'), method: 'DELETE' }, ['p']),
-        node('p', 'webhook', { url: receiver.url('/by-patch'), method: 'PATCH', body: 'patched' }),
+        // A body of its own with its own Content-Type (any case), and a signature header it may not forge.
+        node('p', 'webhook', {
+          url: receiver.url('/by-patch'),
+          method: 'PATCH',
+          body: 'patched',
+          headers: { 'Content-Type': 'text/plain', 'Webhook-Signature': 'forged' },
+        }),
       ],
       { trigger: { type: 'api' } },
     )
@@ -199,6 +205,13 @@ describe('automation node types', async () => {
       ['/by-delete', 'DELETE', true],
       ['/by-patch', 'PATCH', true],
     ])
+    const patch = receiver.received.find((r) => r.path === '/by-patch')!.headers
+    assert.equal(patch['content-type'], 'text/plain')
+    assert.notEqual(patch['webhook-signature'], 'forged')
+    assert.equal(
+      receiver.received.find((r) => r.path === '/by-delete')!.headers['content-type'],
+      'application/json',
+    )
   })
 
   it('sms posts to the gateway; trigger starts another pipeline for the same subscriber', async () => {

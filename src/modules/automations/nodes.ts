@@ -328,6 +328,19 @@ const edit: NodeExecutor = {
   },
 }
 
+/**
+ * The call's headers: the node's own over ours (its `Content-Type` for a body that is no JSON), in any case of
+ * their names, except the signature's `webhook-*`, which only we can write.
+ */
+function withNodeHeaders(ours: Record<string, string>, node: Record<string, string>): Record<string, string> {
+  const given = Object.entries(node).filter(([name]) => !name.toLowerCase().startsWith('webhook-'))
+  const named = new Set(given.map(([name]) => name.toLowerCase()))
+  return {
+    ...Object.fromEntries(Object.entries(ours).filter(([name]) => !named.has(name))),
+    ...Object.fromEntries(given),
+  }
+}
+
 /** Tries of a webhook node before the run goes on with a logged failure; waits between them double. */
 export const WEBHOOK_TRIES = 5
 const WEBHOOK_FIRST_RETRY_MS = 30_000
@@ -367,7 +380,7 @@ const webhook: NodeExecutor = {
           const res = await env.http.request({
             method,
             url,
-            headers: { ...headers, ...signed },
+            headers: withNodeHeaders(signed, headers),
             ...(method === 'GET' ? {} : { body }),
             timeoutMs: WEBHOOK_TIMEOUT_MS,
             maxResponseBytes: 4096,

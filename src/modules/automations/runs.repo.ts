@@ -248,14 +248,14 @@ function monthDayOf(field: string): SQL {
 }
 
 /**
- * Side effect: starts a run of a date pipeline for every subscribed member whose date field falls on
- * `monthDay` and who has no date run of it since `yearStart` (once per pipeline, contact and year; `once`
+ * Side effect: starts a run of a date pipeline for every subscribed member whose date field falls on one of
+ * `monthDays` (`MM-DD`) and who has no date run of it since `yearStart` (once per pipeline, contact and year; `once`
  * re-entry: never a second run at all). One statement per pipeline; how many runs it started.
  */
 export async function startDateRuns(
   ex: Executor,
   p: DatePipeline,
-  monthDay: string,
+  monthDays: readonly string[],
   yearStart: Date,
   now: Date,
 ): Promise<number> {
@@ -269,7 +269,10 @@ export async function startDateRuns(
         SELECT ${p.accountId}, ${p.id}, ${p.version}, c.id, c.email, 'date', 'active', ${p.start}, ${ts(now)},
                '{}'::jsonb, ${ts(now)}
         FROM memberships m JOIN contacts c ON c.id = m.contact_id
-        WHERE m.list_id = ${p.listId} AND m.status = 1 AND ${monthDayOf(p.field)} = ${monthDay}
+        WHERE m.list_id = ${p.listId} AND m.status = 1 AND ${monthDayOf(p.field)} IN (${sql.join(
+          monthDays.map((d) => sql`${d}`),
+          sql`, `,
+        )})
           AND NOT EXISTS (SELECT 1 FROM automation_runs r WHERE r.pipeline_id = ${p.id} AND r.contact_id = c.id
                             AND (${p.reentry} = 'once' OR (r.trigger_kind = 'date' AND r.started_at >= ${ts(yearStart)})))
         RETURNING id`,

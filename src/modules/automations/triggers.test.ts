@@ -280,4 +280,39 @@ describe('automation triggers', async () => {
     await settle(t)
     assert.deepEqual(await joined(late), ['joined@example.cz'])
   })
+
+  it('a leap-day date starts its run on 28 February of a year without a 29th, once', async () => {
+    assert.ok(
+      clock.now() < new Date('2031-02-27T00:00:00Z'),
+      'the clock must be before the days this test sets',
+    )
+    const leap = await createPipeline(t, listId, passThrough, {
+      trigger: { type: 'date', field: 'birthday' },
+      reentry: 'repeat',
+    })
+    const leapers = async () => (await emails(leap)).filter((e) => e.startsWith('leap'))
+    await subscribe(
+      t,
+      listId,
+      'leap@example.cz',
+      { birthday: '2000-02-29' },
+      { trigger_autoresponders: false },
+    )
+    await subscribe(
+      t,
+      listId,
+      'leap28@example.cz',
+      { birthday: '2000-02-28' },
+      { trigger_autoresponders: false },
+    )
+    clock.set(new Date('2031-02-27T12:00:00Z'))
+    await settle(t)
+    assert.deepEqual(await leapers(), [])
+    clock.set(new Date('2031-02-28T12:00:00Z'))
+    await settle(t)
+    assert.deepEqual((await leapers()).sort(), ['leap28@example.cz', 'leap@example.cz'])
+    clock.set(new Date('2031-03-01T12:00:00Z'))
+    await settle(t)
+    assert.equal((await leapers()).length, 2)
+  })
 })

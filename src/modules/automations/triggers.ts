@@ -96,8 +96,19 @@ const dayOf = (d: Date) => d.toISOString().slice(0, 10)
 export const DATE_RESCAN_MS = 60_000
 
 /**
+ * The month-days (`MM-DD`) whose dates fall on `day` (`YYYY-MM-DD`): its own, and on 28 February of a year
+ * without a 29th, the 29th too, so a leap-day birthday is greeted every year, not every fourth.
+ */
+export function monthDaysOn(day: string): string[] {
+  const monthDay = day.slice(5)
+  const year = Number(day.slice(0, 4))
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
+  return monthDay === '02-28' && !leap ? [monthDay, '02-29'] : [monthDay]
+}
+
+/**
  * The yearly date trigger: when the clock's day changes, and every DATE_RESCAN_MS within it, starts runs of
- * every active date pipeline for the members whose field has today's month-day (UTC), at most once per
+ * every active date pipeline for the members whose field has today's month-day (UTC; monthDaysOn), at most once per
  * pipeline, contact and year. A restart scans again, which starts nothing twice.
  */
 export function createDateScanner(ctx: Ctx) {
@@ -107,11 +118,11 @@ export function createDateScanner(ctx: Ctx) {
     const now = ctx.clock.now()
     const day = dayOf(now)
     if (day === lastDay && now.getTime() - lastScan < DATE_RESCAN_MS) return 0
-    const monthDay = day.slice(5)
+    const monthDays = monthDaysOn(day)
     const yearStart = new Date(`${day.slice(0, 4)}-01-01T00:00:00Z`)
     let started = 0
     for (const p of await datePipelines(ctx.db)) {
-      started += await retriedTransaction(ctx.db, (tx) => startDateRuns(tx, p, monthDay, yearStart, now))
+      started += await retriedTransaction(ctx.db, (tx) => startDateRuns(tx, p, monthDays, yearStart, now))
     }
     lastDay = day
     lastScan = now.getTime()

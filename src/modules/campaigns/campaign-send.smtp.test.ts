@@ -212,6 +212,12 @@ describe('campaign sent over SMTP by the worker', async () => {
       member.map((m) => m.status),
       [1],
     )
+    // Nor is an unsubscription recorded that was none (the email log and the webhook would show it).
+    const unsubs = await queryRows<{ n: number }>(
+      t.ctx.db,
+      sql`SELECT count(*)::int AS n FROM events WHERE email = 'ostrava@example.cz' AND event = 'unsub'`,
+    )
+    assert.equal(unsubs[0]!.n, 0)
   })
 
   it('refuses to send a sent campaign again; 404 to another account and unknown ids, 422 to bad ids, 401 without key', async () => {

@@ -126,8 +126,10 @@ export function createEventRecorder(ctx: Ctx) {
       if (!message) return false
       // A campaign's test copy (POST /campaigns/{id}/test) shows its unsubscribe page as recipients will see it,
       // and unsubscribes nobody: it stands outside the campaign, so it had no lists to leave but every list of
-      // the account, where its tester, often the marketer, is subscribed.
-      const lists = message.kind === 'test' ? [] : await listIds(message)
+      // the account, where its tester, often the marketer, is subscribed. Nor does it write an `unsub` event,
+      // which the email log and the webhook's list_unsubscribe would show as an unsubscription that was none.
+      if (message.kind === 'test') return true
+      const lists = await listIds(message)
       await retriedTransaction(ctx.db, async (tx) => {
         const hit = await reachMilestone(tx, messageId, 'unsubscribed_at', now())
         const changed = await unsubscribeEverywhere(tx, message.accountId, message.email, lists, now())

@@ -287,6 +287,15 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
       sql`SELECT count(*)::int AS n FROM contacts WHERE email LIKE 'refused%' AND suppressed = 'hard_bounce'`,
     )
     assert.equal((suppressed as unknown as { rows: { n: number }[] }).rows[0]?.n, 3)
+    // Each refused row keeps the subject as rendered for its recipient, as a sent one does: the bounce's
+    // webhook event reads it (it was the campaign's as written, with its merge tags).
+    const subjects = await t.ctx.db.execute(
+      sql`SELECT email, subject FROM messages WHERE campaign_id = ${id} ORDER BY email`,
+    )
+    assert.deepEqual(
+      (subjects as unknown as { rows: { email: string; subject: string }[] }).rows.map((r) => r.subject),
+      ['Hi N0', 'Hi N1', 'Hi N2'],
+    )
   })
 
   // Last in this describe: it leaves rows claimed and expired behind, which the rounds of a later test would send.

@@ -90,6 +90,8 @@ export interface MessageRef {
   actionId: string | null
   contactId: number | null
   email: string
+  /** The subject as sent, when it differs per recipient (kept on the row as markSent keeps it). */
+  subject?: string | undefined
 }
 
 /**
@@ -158,6 +160,8 @@ interface Lane {
 interface Failure {
   row: ClaimedRow
   error: string
+  /** The subject as rendered for this recipient (SignedMessage.subject), for the bounce's event and webhook. */
+  subject?: string | undefined
 }
 
 /**
@@ -278,7 +282,11 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
                 // The message is about its own recipient: an accepted cc does not make a refused `to` sent.
                 const own = row.email.toLowerCase()
                 if (result.rejected.some((a) => a.toLowerCase() === own)) {
-                  refused.push({ row, error: `recipient refused: ${result.rejected.join(', ')}` })
+                  refused.push({
+                    row,
+                    error: `recipient refused: ${result.rejected.join(', ')}`,
+                    subject: m.subject,
+                  })
                 } else {
                   accepted.push({ id: row.id, smtpMessageId: result.messageId, subject: m.subject })
                   acceptedCount++
@@ -287,7 +295,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
               } catch (err) {
                 const failure = outcomes.classify(err)
                 const to = { hard_bounce: refused, retry: deferred, relay: relayFailed }[failure.outcome]
-                to.push({ row, error: failure.error })
+                to.push({ row, error: failure.error, subject: m.subject })
               }
             }),
           )
@@ -311,7 +319,8 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     return { acceptedCount, lastError, relayDown: acceptedCount === 0 && relayFailed.length > 0 }
   }
 
-  const refOf = (r: ClaimedRow): MessageRef => ({
+  const refOf = (r: ClaimedRow, subject?: string): MessageRef => ({
+    subject,
     id: r.id,
     accountId: r.account_id,
     campaignId: r.campaign_id,
@@ -344,10 +353,10 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
           'messages queued longer than RELAY_GIVE_UP_HOURS were given up: the SMTP relay failed them all along',
         )
     }
-    for (const { row, error } of refused) await outcomes.refused(ctx, refOf(row), error)
+    for (const { row, error, subject } of refused) await outcomes.refused(ctx, refOf(row, subject), error)
     const retry: number[] = []
-    for (const { row, error } of deferred) {
-      if (row.error?.startsWith(DEFERRED)) await outcomes.softBounce(ctx, refOf(row), error)
+    for (const { row, error, subject } of deferred) {
+      if (row.error?.startsWith(DEFERRED)) await outcomes.softBounce(ctx, refOf(row, subject), error)
       else retry.push(row.id)
     }
     const firstError = deferred.find((d) => retry.includes(d.row.id))?.error ?? ''

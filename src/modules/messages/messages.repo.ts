@@ -91,10 +91,22 @@ export async function markAccepted(
     .where(eq(messages.id, id))
 }
 
-export async function markRefused(ex: Executor, id: number, error: string, now: Date): Promise<void> {
+/** Side effect: the row refused (2) with the error; `subject`, the one rendered for it, kept as markSent keeps it. */
+export async function markRefused(
+  ex: Executor,
+  id: number,
+  error: string,
+  now: Date,
+  subject?: string,
+): Promise<void> {
   await ex
     .update(messages)
-    .set({ status: 2, error: error.slice(0, 1000), sentAt: now })
+    .set({
+      status: 2,
+      error: error.slice(0, 1000),
+      sentAt: now,
+      ...(subject === undefined ? {} : { subject: subject.slice(0, 998) }),
+    })
     .where(eq(messages.id, id))
 }
 

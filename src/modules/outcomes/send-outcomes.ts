@@ -36,7 +36,7 @@ function smtpFailure(err: unknown): { outcome: 'hard_bounce' | 'retry' | 'relay'
 async function recordRefusal(ctx: Ctx, message: MessageRef, kind: 'hard' | 'soft', error: string) {
   const recorder = createEventRecorder(ctx)
   await retriedTransaction(ctx.db, async (tx) => {
-    await markRefused(tx, message.id, error, ctx.clock.now())
+    await markRefused(tx, message.id, error, ctx.clock.now(), message.subject)
     await recorder.bounced(tx, message, kind, error)
   })
 }

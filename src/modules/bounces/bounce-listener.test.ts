@@ -10,7 +10,7 @@ import { subscriberRows } from '../../../test/helpers/subscriber-rows.js'
 import { verpAddress } from '../../core/mail/verp.js'
 import { events } from '../events/index.js'
 import { messages } from '../messages/index.js'
-import { contacts, memberships } from '../subscribers/index.js'
+import { applySoftBounce, contacts, memberships } from '../subscribers/index.js'
 import { trackingLinks } from '../../core/mail/tracking-links.js'
 import { messageBatches } from '../transactional/index.js'
 import { insertPipeline } from '../pipelines/index.js'
@@ -83,6 +83,15 @@ describe('bounce listener', async () => {
       ['hard_bounce'],
     )
     assert.match(evs[0]!.msg ?? '', /5\.1\.1/)
+    // The subscriber's reads show the report's words; a later soft bounce without any keeps them.
+    const detail = await t.req('GET', `/lists/${listId}/subscriber/jan.novak@example.org`)
+    assert.match(detail.body.subscriber.bounce_message ?? '', /5\.1\.1/)
+    await applySoftBounce(t.ctx.db, t.account.id, 'jan.novak@example.org', null, new Date())
+    const global = await t.req('GET', '/subscribers/jan.novak@example.org')
+    assert.deepEqual(
+      [global.body.subscriber.bounce_soft, global.body.subscriber.bounce_message],
+      [1, c!.bounceMessage],
+    )
   })
 
   it('a report repeated about the same message changes nothing more, nor undoes a re-subscription', async () => {

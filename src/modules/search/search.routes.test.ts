@@ -60,6 +60,7 @@ describe('search', async () => {
       vokativ_s: '',
       bounce_soft: 0,
       bounced_hard: 0,
+      bounce_message: null,
       inserted_at: '2026-01-02 03:04:05',
       rating: 0,
       tags: ['vip'],

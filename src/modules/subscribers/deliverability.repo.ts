@@ -49,7 +49,10 @@ export async function applyComplaint(ex: Executor, accountId: number, email: str
   return id
 }
 
-/** Side effect: counts a soft bounce (bounce_soft); the address stays deliverable. */
+/**
+ * Side effect: counts a soft bounce (bounce_soft); the address stays deliverable. A bounce without words keeps
+ * the last ones (a hard bounce's reason is not blanked by a later soft bounce that gave none).
+ */
 export async function applySoftBounce(
   ex: Executor,
   accountId: number,
@@ -57,7 +60,7 @@ export async function applySoftBounce(
   message: string | null,
   now: Date,
 ) {
-  await ex.execute(sql`UPDATE contacts SET bounce_soft = bounce_soft + 1, bounce_message = ${message},
+  await ex.execute(sql`UPDATE contacts SET bounce_soft = bounce_soft + 1, bounce_message = coalesce(${message}, bounce_message),
                          updated_at = ${now.toISOString()}::timestamptz
                        WHERE account_id = ${accountId} AND email = ${email}`)
 }

@@ -103,6 +103,7 @@ describe('subscriber reads', async () => {
     groups: { interests: ['shoes', 'bags'] },
     bounce_soft: 0,
     bounced_hard: 0,
+    bounce_message: null,
   }
 
   describe('GET /lists/{id}/subscribers', () => {
@@ -377,6 +378,7 @@ describe('subscriber reads', async () => {
           vokativ_s: '',
           bounce_soft: 0,
           bounced_hard: 0,
+          bounce_message: null,
           inserted_at: '2025-12-31 23:59:58',
           rating: 4.5,
           tags: ['vip', 'škola'],

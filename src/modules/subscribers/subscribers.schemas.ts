@@ -129,6 +129,7 @@ export const SubscriberDetail = Type.Object({
   groups: Type.Record(Type.String(), Type.Array(Type.String())),
   bounce_soft: Type.Integer(),
   bounced_hard: Type.Integer(),
+  bounce_message: Nullable(Type.String({ description: "the relay's or report's words on the last bounce" })),
 })
 
 /** "Subscriber entry in a list page": `GET /lists/{id}/subscribers`. */
@@ -182,6 +183,7 @@ export const GlobalSubscriber = Type.Object({
   vokativ_s: Type.String(),
   bounce_soft: Type.Integer(),
   bounced_hard: Type.Integer(),
+  bounce_message: Nullable(Type.String({ description: "the relay's or report's words on the last bounce" })),
   inserted_at: Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }),
   rating: Type.Number(),
   tags: Type.Array(Type.String()),
@@ -253,6 +255,7 @@ export function toSubscriberDetail(c: ContactRow, m: MembershipRow): Static<type
     groups: c.groups,
     bounce_soft: c.bounceSoft,
     bounced_hard: c.bouncedHard,
+    bounce_message: c.bounceMessage,
   }
 }
 
@@ -308,6 +311,7 @@ export function toGlobalSubscriber(c: ContactRow, ms: MembershipRow[]): Static<t
     vokativ_s: c.vokativS,
     bounce_soft: c.bounceSoft,
     bounced_hard: c.bouncedHard,
+    bounce_message: c.bounceMessage,
     inserted_at: sqlDateTime(c.insertedAt),
     rating: c.rating,
     tags: c.tags,

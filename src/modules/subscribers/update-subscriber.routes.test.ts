@@ -73,6 +73,7 @@ describe('PUT /lists/{id}/update-subscriber and DELETE /lists/{id}/unsubscribe',
       groups: { g: ['x'] },
       bounce_soft: 0,
       bounced_hard: 0,
+      bounce_message: null,
     })
   })
 

@@ -59,23 +59,17 @@ const definite = (expr: SQL) => sql`coalesce(${expr}, false)`
 
 /**
  * This run's mail from node `nodeId` reached the milestone: the message the engine recorded for the node in
- * the run's state (`state.mail[nodeId]`, a primary-key probe), or, only for a run whose state lacks the id (an
- * older engine), a ledger row of this pipeline and node to the address created since the run started
- * (`messages_account_email_idx`). With the id recorded the guess is not made: a repeating pipeline's later run
- * of the same person sends that node's mail again, and its opens are not this run's.
+ * the run's state (`state.mail[nodeId]`, a primary-key probe; branches carry their parent's). A run that did not
+ * send that node's mail (it never passed the node, or the node failed) has none: no guess by address, which took
+ * the mail of another run of the same person in a repeating pipeline.
  */
 function mailReached(leaf: Extract<CompiledLeaf, { kind: 'mail' }>, s: SqlScope): SQL {
   const column = sql.identifier(leaf.column)
   const recorded = sql`(SELECT ar.state -> 'mail' ->> ${leaf.nodeId}::text FROM automation_runs ar
       WHERE ar.id = ${s.runId})`
-  return sql`(EXISTS (SELECT 1 FROM messages am
+  return sql`EXISTS (SELECT 1 FROM messages am
         WHERE am.id = (CASE WHEN ${recorded} ~ '^[0-9]{1,18}$' THEN ${recorded}::bigint END)
-          AND am.${column} IS NOT NULL)
-    OR (${recorded} IS NULL AND EXISTS (SELECT 1 FROM messages am
-        WHERE am.account_id = ${s.accountId}::int AND am.email = ${s.email}
-          AND am.pipeline_id = ${s.pipelineId}::int AND am.action_id = ${leaf.nodeId}::text
-          AND am.created_at >= ${s.runStartedAt}
-          AND am.${column} IS NOT NULL)))`
+          AND am.${column} IS NOT NULL)`
 }
 
 function leafSql(leaf: CompiledLeaf, s: SqlScope): SQL {

@@ -48,21 +48,6 @@ describe('evaluateCondition: every operator of contract §6, one statement per c
     const b = await contactId(t, t.account.id, 'bob@x.cz')
     const theirBob = await contactId(t, other.id, 'bob@x.cz')
 
-    const annaRun = await insertRun(t, {
-      accountId: t.account.id,
-      pipelineId: PIPELINE,
-      email: 'anna@x.cz',
-      contactId: a,
-      startedAt: RUN_START,
-    })
-    anna = {
-      accountId: t.account.id,
-      pipelineId: PIPELINE,
-      runId: annaRun,
-      contactId: a,
-      email: 'anna@x.cz',
-      runStartedAt: RUN_START,
-    }
     const mail = (
       actionId: string,
       createdAt: Date,
@@ -80,12 +65,31 @@ describe('evaluateCondition: every operator of contract §6, one statement per c
         ...(opened ? { firstOpenAt: new Date(createdAt.getTime() + 1000) } : {}),
         ...(clicked ? { firstClickAt: new Date(createdAt.getTime() + 2000) } : {}),
       })
-    // This run: m1 opened and clicked, m2 sent but untouched.
-    await mail('m1', at('2026-03-10T08:00:00.000Z'), true, true)
-    await mail('m2', at('2026-03-11T08:00:00.000Z'), false, false)
-    // m3 opened, but by a run before this one; m2 opened, but in another pipeline.
+    // This run's mail (recorded in its state, as the engine records it): m1 opened and clicked, m2 sent but
+    // untouched.
+    const m1 = await mail('m1', at('2026-03-10T08:00:00.000Z'), true, true)
+    const m2 = await mail('m2', at('2026-03-11T08:00:00.000Z'), false, false)
+    // m3 opened, but by a run before this one; m2 opened, but in another pipeline; m4 opened, sent by a later
+    // run of a repeating pipeline while this one never passed m4.
     await mail('m3', at('2026-03-01T08:00:00.000Z'), true, true)
     await mail('m2', at('2026-03-12T08:00:00.000Z'), true, true, PIPELINE + 1)
+    await mail('m4', at('2026-03-12T09:00:00.000Z'), true, true)
+    const annaRun = await insertRun(t, {
+      accountId: t.account.id,
+      pipelineId: PIPELINE,
+      email: 'anna@x.cz',
+      contactId: a,
+      startedAt: RUN_START,
+      state: { mail: { m1: m1.id, m2: m2.id } },
+    })
+    anna = {
+      accountId: t.account.id,
+      pipelineId: PIPELINE,
+      runId: annaRun,
+      contactId: a,
+      email: 'anna@x.cz',
+      runStartedAt: RUN_START,
+    }
 
     // Bob's run knows its mail by id (state.mail), a row stamped by a clock behind the run's.
     const bobMail = await insertMail(t, {
@@ -175,6 +179,7 @@ describe('evaluateCondition: every operator of contract §6, one statement per c
     await expect(anna, { clicked: 'm1' }, true)
     await expect(anna, { opened: 'm2' }, false, 'not opened here; opened in another pipeline')
     await expect(anna, { opened: 'm3' }, false, 'opened in an earlier run')
+    await expect(anna, { clicked: 'm4' }, false, "another run's mail from a node this run never passed")
     await expect(anna, { opened: 'nope' }, false)
     await expect(bob, { clicked: 'm1' }, true, 'found through state.mail')
     await expect(bob, { opened: 'm1' }, false, "another run's mail from that node was opened, not this run's")

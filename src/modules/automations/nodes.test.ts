@@ -189,7 +189,7 @@ describe('automation node types', async () => {
           url: receiver.url('/by-patch'),
           method: 'PATCH',
           body: 'patched',
-          headers: { 'Content-Type': 'text/plain', 'Webhook-Signature': 'forged' },
+          headers: { 'Content-Type': 'text/plain', 'Webhook-Signature': 'forged', 'Webhook-Token': 't0k' },
         }),
       ],
       { trigger: { type: 'api' } },
@@ -208,6 +208,8 @@ describe('automation node types', async () => {
     const patch = receiver.received.find((r) => r.path === '/by-patch')!.headers
     assert.equal(patch['content-type'], 'text/plain')
     assert.notEqual(patch['webhook-signature'], 'forged')
+    // A header of the receiver's own that only looks like ours goes through.
+    assert.equal(patch['webhook-token'], 't0k')
     assert.equal(
       receiver.received.find((r) => r.path === '/by-delete')!.headers['content-type'],
       'application/json',

@@ -330,10 +330,12 @@ const edit: NodeExecutor = {
 
 /**
  * The call's headers: the node's own over ours (its `Content-Type` for a body that is no JSON), in any case of
- * their names, except the signature's `webhook-*`, which only we can write.
+ * their names, except the signature's (`webhook-id`, `-timestamp`, `-signature`) when we sign, which only we
+ * may write. (Our names are lower-case.)
  */
 function withNodeHeaders(ours: Record<string, string>, node: Record<string, string>): Record<string, string> {
-  const given = Object.entries(node).filter(([name]) => !name.toLowerCase().startsWith('webhook-'))
+  const signature = (name: string) => name.startsWith('webhook-') && name in ours
+  const given = Object.entries(node).filter(([name]) => !signature(name.toLowerCase()))
   const named = new Set(given.map(([name]) => name.toLowerCase()))
   return {
     ...Object.fromEntries(Object.entries(ours).filter(([name]) => !named.has(name))),

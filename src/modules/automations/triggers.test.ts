@@ -5,7 +5,7 @@ import { queryRows } from '../../core/db/sql.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { activePipelinesFor } from '../pipelines/index.js'
 import { createEngine } from './engine.js'
-import { DATE_RESCAN_MS } from './triggers.js'
+import { DATE_RESCAN_MS, monthDaysOn } from './triggers.js'
 import {
   createList,
   createPipeline,
@@ -279,6 +279,15 @@ describe('automation triggers', async () => {
     clock.advance(DATE_RESCAN_MS)
     await settle(t)
     assert.deepEqual(await joined(late), ['joined@example.cz'])
+  })
+
+  it('28 February takes the 29th only in a year without one (the Gregorian rule)', () => {
+    assert.deepEqual(monthDaysOn('2031-02-28'), ['02-28', '02-29'])
+    assert.deepEqual(monthDaysOn('2100-02-28'), ['02-28', '02-29'])
+    assert.deepEqual(monthDaysOn('2032-02-28'), ['02-28'])
+    assert.deepEqual(monthDaysOn('2000-02-28'), ['02-28'])
+    assert.deepEqual(monthDaysOn('2032-02-29'), ['02-29'])
+    assert.deepEqual(monthDaysOn('2031-03-01'), ['03-01'])
   })
 
   it('a leap-day date starts its run on 28 February of a year without a 29th, once', async () => {

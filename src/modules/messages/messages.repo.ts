@@ -105,7 +105,8 @@ export async function markRefused(
       status: 2,
       error: error.slice(0, 1000),
       sentAt: now,
-      ...(subject === undefined ? {} : { subject: subject.slice(0, 998) }),
+      // Cut as markSent cuts it (characters, not UTF-16 units: an emoji is never split).
+      ...(subject === undefined ? {} : { subject: sql`left(${subject}, 998)` }),
     })
     .where(eq(messages.id, id))
 }

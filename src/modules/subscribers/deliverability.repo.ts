@@ -32,7 +32,7 @@ export async function applyHardBounce(
 ) {
   const id = await ensureContact(ex, accountId, email, now)
   await ex.execute(sql`UPDATE contacts SET suppressed = 'hard_bounce', bounced_hard = bounced_hard + 1,
-                         bounce_message = ${message}, updated_at = ${now.toISOString()}::timestamptz
+                         bounce_message = coalesce(${message}, bounce_message), updated_at = ${now.toISOString()}::timestamptz
                        WHERE id = ${id}`)
   await ex.execute(sql`UPDATE memberships SET status = 4, updated_at = ${now.toISOString()}::timestamptz
                        WHERE contact_id = ${id} AND status IN (1, 6)`)
@@ -51,7 +51,7 @@ export async function applyComplaint(ex: Executor, accountId: number, email: str
 
 /**
  * Side effect: counts a soft bounce (bounce_soft); the address stays deliverable. A bounce without words keeps
- * the last ones (a hard bounce's reason is not blanked by a later soft bounce that gave none).
+ * the last ones in bounce_message, hard or soft alike.
  */
 export async function applySoftBounce(
   ex: Executor,

@@ -15,17 +15,15 @@ import { conditionSql, type Condition as SegmentCondition } from '../segments/in
 /** What the run-scoped leaves need to know; the caller has normalised it (conditions.ts). */
 export interface ConditionScope {
   accountId: number
-  pipelineId: number
   runId: number
   contactId: number | null
   /** Trimmed and lower-cased, as contacts, messages and transactions store addresses. */
   email: string
-  runStartedAt: Date
   now: Date
 }
 
 /** One run of a batch: the per-run part of a ConditionScope. */
-export type BatchSubject = Pick<ConditionScope, 'runId' | 'contactId' | 'email' | 'runStartedAt'>
+export type BatchSubject = Pick<ConditionScope, 'runId' | 'contactId' | 'email'>
 
 /**
  * The scope as the SQL sees it: the per-run values are SQL expressions, parameters for one subject or columns
@@ -33,11 +31,9 @@ export type BatchSubject = Pick<ConditionScope, 'runId' | 'contactId' | 'email' 
  */
 interface SqlScope {
   accountId: number
-  pipelineId: number
   now: Date
   runId: SQL
   email: SQL
-  runStartedAt: SQL
 }
 
 /** A condition leaf in the shape the SQL below takes (conditions.ts turns stored JSON into these). */
@@ -139,7 +135,7 @@ export async function evaluateCompiled(
 export async function evaluateCompiledBatch(
   ex: Executor,
   cond: CompiledCondition,
-  base: Pick<ConditionScope, 'accountId' | 'pipelineId' | 'now'>,
+  base: Pick<ConditionScope, 'accountId' | 'now'>,
   subjects: readonly BatchSubject[],
 ): Promise<Set<number>> {
   if (subjects.length === 0) return new Set()
@@ -147,21 +143,18 @@ export async function evaluateCompiledBatch(
     run_id: x.runId,
     contact_id: x.contactId,
     email: x.email,
-    started_at: x.runStartedAt.toISOString(),
   }))
   const scope: SqlScope = {
     accountId: base.accountId,
-    pipelineId: base.pipelineId,
     now: base.now,
     runId: sql`rsub.run_id`,
     email: sql`rsub.email`,
-    runStartedAt: sql`rsub.started_at`,
   }
   const met = await queryRows<{ run_id: string | number }>(
     ex,
     sql`SELECT rsub.run_id
         FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          AS rsub(run_id bigint, contact_id int, email text, started_at timestamptz)
+          AS rsub(run_id bigint, contact_id int, email text)
         LEFT JOIN contacts c ON c.account_id = ${base.accountId}::int
           AND c.id = coalesce(rsub.contact_id, (SELECT ce.id FROM contacts ce
                 WHERE ce.account_id = ${base.accountId}::int AND ce.email = rsub.email))

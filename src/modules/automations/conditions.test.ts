@@ -82,14 +82,7 @@ describe('evaluateCondition: every operator of contract §6, one statement per c
       startedAt: RUN_START,
       state: { mail: { m1: m1.id, m2: m2.id } },
     })
-    anna = {
-      accountId: t.account.id,
-      pipelineId: PIPELINE,
-      runId: annaRun,
-      contactId: a,
-      email: 'anna@x.cz',
-      runStartedAt: RUN_START,
-    }
+    anna = { accountId: t.account.id, runId: annaRun, contactId: a, email: 'anna@x.cz' }
 
     // Bob's run knows its mail by id (state.mail), a row stamped by a clock behind the run's.
     const bobMail = await insertMail(t, {

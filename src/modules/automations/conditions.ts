@@ -23,12 +23,10 @@ import {
 
 export interface ConditionSubject {
   accountId: number
-  pipelineId: number
+  /** The run: opened/clicked look at the mail it recorded (its state), nothing else. */
   runId: number
   contactId: number | null
   email: string
-  /** When the run started: opened/clicked look at this run's mail nodes only. */
-  runStartedAt: Date
 }
 
 const FALSE: CompiledCondition = { leaf: { kind: 'constant', value: false } }
@@ -134,11 +132,9 @@ export function evaluateCondition(
 ): Promise<boolean> {
   return evaluateCompiled(ex, compileCondition(c), {
     accountId: s.accountId,
-    pipelineId: s.pipelineId,
     runId: s.runId,
     contactId: s.contactId,
     email: s.email.trim().toLowerCase(),
-    runStartedAt: s.runStartedAt,
     now,
   })
 }
@@ -158,12 +154,11 @@ export function evaluateConditionBatch(
   return evaluateCompiledBatch(
     ex,
     compileCondition(c),
-    { accountId: first.accountId, pipelineId: first.pipelineId, now },
+    { accountId: first.accountId, now },
     subjects.map((s) => ({
       runId: s.runId,
       contactId: s.contactId,
       email: s.email.trim().toLowerCase(),
-      runStartedAt: s.runStartedAt,
     })),
   )
 }

@@ -214,16 +214,14 @@ const wait: NodeExecutor = {
 
 /** What a condition is evaluated on for run `r` of pipeline `p` (check and goal nodes, goal jumps, the goal watch). */
 export function conditionSubject(
-  p: Pick<PipelineRow, 'accountId' | 'id'>,
-  r: Pick<ClaimedRun, 'id' | 'contactId' | 'email' | 'startedAt'>,
+  p: Pick<PipelineRow, 'accountId'>,
+  r: Pick<ClaimedRun, 'id' | 'contactId' | 'email'>,
 ) {
   return {
     accountId: p.accountId,
-    pipelineId: p.id,
     runId: r.id,
     contactId: r.contactId,
     email: r.email,
-    runStartedAt: r.startedAt,
   }
 }
 

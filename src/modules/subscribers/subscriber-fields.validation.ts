@@ -341,6 +341,23 @@ const RATING_MAX = 1e37
 const RATING_MIN = 1e-37
 
 /**
+ * One of the subscriber's text fields as stored: trimmed within its length, a date field as its day
+ * (checkDateField), a country as its code (checkCountry); undefined when absent or refused (into `bag`).
+ */
+function checkTextField(
+  field: TextField,
+  value: unknown,
+  path: string,
+  bag: FieldErrorBag,
+): string | undefined {
+  const v = checkText(value, path, TEXT_FIELDS[field], bag)
+  if (v === undefined) return undefined
+  if (field === 'birthday' || field === 'nameday') return checkDateField(v, field, path, bag)
+  if (field === 'country') return checkCountry(v, path, bag)
+  return v
+}
+
+/**
  * One `subscriber_data` object at `path` (e.g. `subscriber_data` or `subscriber_data.3`). Every problem goes
  * into `bag` under `<path>.<field>`; an entry with any problem comes back undefined.
  */
@@ -369,11 +386,8 @@ export function parseEntry(
   const own = new FieldErrorBag()
   const at = (field: string) => `${path}.${field}`
   const fields: ContactFields = {}
-  for (const [field, max] of Object.entries(TEXT_FIELDS) as [TextField, number][]) {
-    let v = checkText(raw[field], at(field), max, own)
-    if (v !== undefined && (field === 'birthday' || field === 'nameday'))
-      v = checkDateField(v, field, at(field), own)
-    else if (v !== undefined && field === 'country') v = checkCountry(v, at(field), own)
+  for (const field of Object.keys(TEXT_FIELDS) as TextField[]) {
+    const v = checkTextField(field, raw[field], at(field), own)
     if (v !== undefined) fields[field] = v
   }
   const rating = checkRating(raw.rating, at('rating'), own)
@@ -518,12 +532,8 @@ export function parseEditFields(
       own.add(at, `The field "${key}" is given more than once (names ignore case).`)
     else if (value === null) out[key] = null
     else {
-      const field = key as TextField
-      let v = checkText(value, at, TEXT_FIELDS[field], own)
-      if (v !== undefined && (field === 'birthday' || field === 'nameday'))
-        v = checkDateField(v, field, at, own)
-      else if (v !== undefined && field === 'country') v = checkCountry(v, at, own)
-      if (v !== undefined) out[field] = v
+      const v = checkTextField(key as TextField, value, at, own)
+      if (v !== undefined) out[key] = v
     }
   }
   Object.assign(out, checkCustomFields(custom, path, own))

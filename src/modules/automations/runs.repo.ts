@@ -249,8 +249,8 @@ function monthDayOf(field: string): SQL {
 
 /**
  * Side effect: starts a run of a date pipeline for every subscribed member whose date field falls on one of
- * `monthDays` (`MM-DD`) and who has no date run of it since `yearStart` (once per pipeline, contact and year; `once`
- * re-entry: never a second run at all). One statement per pipeline; how many runs it started.
+ * `monthDays` (`MM-DD`) and who has no date run of it since `yearStart` (once per pipeline, contact and year;
+ * `once` re-entry: never a second run at all). One statement per pipeline; how many runs it started.
  */
 export async function startDateRuns(
   ex: Executor,

@@ -108,8 +108,8 @@ export function monthDaysOn(day: string): string[] {
 
 /**
  * The yearly date trigger: when the clock's day changes, and every DATE_RESCAN_MS within it, starts runs of
- * every active date pipeline for the members whose field has today's month-day (UTC; monthDaysOn), at most once per
- * pipeline, contact and year. A restart scans again, which starts nothing twice.
+ * every active date pipeline for the members whose field has today's month-days (UTC; monthDaysOn), at most
+ * once per pipeline, contact and year. A restart scans again, which starts nothing twice.
  */
 export function createDateScanner(ctx: Ctx) {
   let lastDay: string | undefined

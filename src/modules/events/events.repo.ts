@@ -94,8 +94,7 @@ export type CampaignLogRow = EmailLogRow & { id: number }
  * first), each stopping after `offset + limit` rows, so the first pages of a campaign with millions of events
  * read only what they show. The caller has checked that the campaign is the account's (campaign ids are unique
  * across accounts), so the campaign's own queries need no account column, and its count stays an index-only
- * scan. One
- * recipient's events are few: they are read through `events_account_email_idx`, whatever the campaign.
+ * scan. One recipient's events are few: they are read through `events_account_email_idx`, whatever the campaign.
  */
 export async function campaignEventsPage(
   ex: Executor,

@@ -25,7 +25,6 @@ function checkPages(input: ListInput): void {
 }
 
 function toColumns(input: ListInput): Partial<repo.NewList> {
-  checkPages(input)
   const out: Partial<repo.NewList> = {}
   if (input.name !== undefined) out.name = input.name.trim()
   if (input.from_name !== undefined) out.fromName = input.from_name
@@ -57,6 +56,7 @@ export async function requireList(
 export function createListService(ctx: Ctx, segmentsOf: SegmentsOf = async () => []) {
   return {
     async create(accountId: number, input: ListInput & { name: string }) {
+      checkPages(input)
       const row = await repo.insertList(ctx.db, accountId, { ...toColumns(input), name: input.name.trim() })
       return toListObject(row)
     },
@@ -69,6 +69,7 @@ export function createListService(ctx: Ctx, segmentsOf: SegmentsOf = async () =>
       return toListDetail(row, counts, await segmentsOf(accountId, listId))
     },
     async update(accountId: number, listId: number, input: ListInput) {
+      checkPages(input)
       const row = await repo.updateList(ctx.db, accountId, listId, toColumns(input), ctx.clock.now())
       if (!row) throw notFound('List not found')
       return toListObject(row)

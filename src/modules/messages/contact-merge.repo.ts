@@ -3,9 +3,10 @@ import type { ContactForMerge } from './contact-vars.js'
 
 /**
  * The contact columns ContactForMerge holds, each marked `text` (never null in `contacts`: empty when unset, so
- * an outer join that finds no contact reads '' too) or `nullable` (read as it is: null, or jsonb for custom_fields). A record over every key, so a field added to ContactForMerge does not compile until it is read here:
- * the four statements that read a contact for merge tags listed the columns by hand, and a new field had to be
- * added to each.
+ * an outer join that finds no contact reads '' too) or `nullable` (read as it is: null, or jsonb for
+ * custom_fields). A record over every key, so a field added to ContactForMerge does not compile until it is read
+ * here: the four statements that read a contact for merge tags listed the columns by hand, and a new field had
+ * to be added to each.
  */
 const MERGE_COLUMNS: Record<keyof ContactForMerge, 'text' | 'nullable'> = {
   email: 'text',

@@ -210,8 +210,10 @@ function checkMailRefs(bag: FieldErrorBag, nodes: PipelineNode[], refs: NodeRefs
   }
 }
 
-/** Everything that needs no database; the references to check there come back with the result. */
-/** `storedActions`: the actions are the stored ones (a partial PUT without them), as they were saved. */
+/**
+ * Everything that needs no database; the references to check there come back with the result.
+ * `storedActions`: the actions are the stored ones (a partial PUT without them), as they were saved.
+ */
 export function checkPipelineShape(input: unknown, storedActions = false): ShapeResult {
   const bag = new FieldErrorBag()
   const nodeRefs = emptyRefs()

@@ -22,6 +22,9 @@ async function ensureContact(ex: Executor, accountId: number, email: string, now
   return row!.id
 }
 
+/** The bounce's words into bounce_message; a bounce without any (hard or soft) keeps the last ones. */
+const lastWords = (message: string | null) => sql`bounce_message = coalesce(${message}, bounce_message)`
+
 /** Side effects: suppresses the contact, counts the bounce, moves subscribed/unconfirmed memberships to 4. */
 export async function applyHardBounce(
   ex: Executor,
@@ -32,7 +35,7 @@ export async function applyHardBounce(
 ) {
   const id = await ensureContact(ex, accountId, email, now)
   await ex.execute(sql`UPDATE contacts SET suppressed = 'hard_bounce', bounced_hard = bounced_hard + 1,
-                         bounce_message = coalesce(${message}, bounce_message), updated_at = ${now.toISOString()}::timestamptz
+                         ${lastWords(message)}, updated_at = ${now.toISOString()}::timestamptz
                        WHERE id = ${id}`)
   await ex.execute(sql`UPDATE memberships SET status = 4, updated_at = ${now.toISOString()}::timestamptz
                        WHERE contact_id = ${id} AND status IN (1, 6)`)
@@ -49,10 +52,7 @@ export async function applyComplaint(ex: Executor, accountId: number, email: str
   return id
 }
 
-/**
- * Side effect: counts a soft bounce (bounce_soft); the address stays deliverable. A bounce without words keeps
- * the last ones in bounce_message, hard or soft alike.
- */
+/** Side effect: counts a soft bounce (bounce_soft); the address stays deliverable. */
 export async function applySoftBounce(
   ex: Executor,
   accountId: number,
@@ -60,7 +60,7 @@ export async function applySoftBounce(
   message: string | null,
   now: Date,
 ) {
-  await ex.execute(sql`UPDATE contacts SET bounce_soft = bounce_soft + 1, bounce_message = coalesce(${message}, bounce_message),
+  await ex.execute(sql`UPDATE contacts SET bounce_soft = bounce_soft + 1, ${lastWords(message)},
                          updated_at = ${now.toISOString()}::timestamptz
                        WHERE account_id = ${accountId} AND email = ${email}`)
 }

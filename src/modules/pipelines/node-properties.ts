@@ -91,8 +91,19 @@ function condition(bag: FieldErrorBag, refs: NodeRefs, v: unknown, path: string)
   return r.condition
 }
 
-/** Webhook headers: an object of string values (names and values bounded). */
-function headers(bag: FieldErrorBag, v: unknown, path: string): Record<string, string> | undefined {
+/** The Standard Webhooks headers the engine writes when it signs a call (webhooks' deliveryHeaders). */
+const SIGNATURE_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature'])
+
+/**
+ * Webhook headers: an object of string values (names and values bounded). The signature's names are refused:
+ * the engine writes them (a stored node's were kept as saved, and are left out when the call is signed).
+ */
+function headers(
+  bag: FieldErrorBag,
+  v: unknown,
+  path: string,
+  stored: boolean,
+): Record<string, string> | undefined {
   if (v === undefined || v === null) return undefined
   if (!isObject(v)) {
     bag.add(path, 'The headers must be an object.')
@@ -102,6 +113,8 @@ function headers(bag: FieldErrorBag, v: unknown, path: string): Record<string, s
   for (const [name, value] of Object.entries(v)) {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/.test(name))
       bag.add(join(path, name), 'The header name is invalid.')
+    else if (!stored && SIGNATURE_HEADERS.has(name.toLowerCase()))
+      bag.add(join(path, name), `The ${name} header is the signature's, which Tidings writes.`)
     else if (typeof value !== 'string' || value.length > 1000 || /[\r\n]/.test(value))
       bag.add(join(path, name), 'The header value must be a string of one line.')
     else out[name] = value
@@ -189,7 +202,8 @@ export function parseProperties(
       if (!isObject(input.fields) || Object.keys(input.fields).length === 0)
         bag.add(at('fields'), 'The fields must be an object of at least one field.')
       // A stored node, brought back by a PUT of other fields, keeps its fields as they were saved (earlier
-      // rules accepted more): checking them again must not keep the PUT from pausing the pipeline.
+      // rules accepted more): checking them again must not keep the PUT from pausing the pipeline. So for the
+      // webhook's headers below.
       else if (!opts.stored) p.fields = parseEditFields(input.fields, at('fields'), bag)
       break
     case 'webhook': {
@@ -205,7 +219,7 @@ export function parseProperties(
         const method = typeof input.method === 'string' ? input.method.toUpperCase() : input.method
         p.method = oneOf(bag, method, at('method'), WEBHOOK_METHODS)
       }
-      const h = headers(bag, input.headers, at('headers'))
+      const h = headers(bag, input.headers, at('headers'), opts.stored === true)
       if (h) p.headers = h
       break
     }

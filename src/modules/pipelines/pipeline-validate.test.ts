@@ -328,6 +328,11 @@ describe('checkPipelineShape', () => {
         'actions.9.properties.headers',
       ],
       [
+        "webhook header of the signature's",
+        (b) => (props(b, 'wh').headers = { 'Webhook-Signature': 'v1,forged' }),
+        'actions.9.properties.headers.Webhook-Signature',
+      ],
+      [
         'webhook header on two lines',
         (b) => (props(b, 'wh').headers = { 'X-A': 'a\r\nb' }),
         'actions.9.properties.headers.X-A',

@@ -172,19 +172,27 @@ describe('pipelines routes', async () => {
     assert.deepEqual(Object.keys(again.body.errors).sort(), ['actions.0.properties.template', 'list_id'])
   })
 
-  it('pauses a pipeline whose edit node was saved under earlier rules; a PUT of its actions checks them', async () => {
+  it('pauses a pipeline whose edit and webhook nodes were saved under earlier rules; a PUT of its actions checks them', async () => {
+    const hook = { url: 'https://hooks.example.com/x' }
     const flow: Body = {
       name: 'Old edit',
       list_id: listId,
-      actions: [{ id: 'e1', type: 'edit', properties: { name: 'Edit', fields: { city: 'Brno' } }, next: [] }],
+      actions: [
+        { id: 'e1', type: 'edit', properties: { name: 'Edit', fields: { city: 'Brno' } }, next: ['h1'] },
+        { id: 'h1', type: 'webhook', properties: { name: 'Hook', ...hook }, next: [] },
+      ],
     }
     const { id } = (await t.req('POST', '/pipelines', { body: flow })).body
-    // What the edit check refuses today, stored as an earlier version of it accepted it.
+    // What the edit and header checks refuse today, stored as earlier versions of them accepted it.
     const stored = { source: 'facebook', birthday: '2026-02-30' }
+    const headers = { 'Webhook-Id': 'mine' }
     await t.ctx.db
       .update(pipelines)
       .set({
-        actions: [{ ...flow.actions[0]!, properties: { name: 'Edit', fields: stored } }] as PipelineNode[],
+        actions: [
+          { ...flow.actions[0]!, properties: { name: 'Edit', fields: stored } },
+          { ...flow.actions[1]!, properties: { name: 'Hook', ...hook, headers } },
+        ] as PipelineNode[],
       })
       .where(eq(pipelines.id, id))
     const paused = await t.req('PUT', `/pipelines/${id}`, { body: { status: 'paused' } })
@@ -192,12 +200,18 @@ describe('pipelines routes', async () => {
     assert.equal(paused.body.status, 'paused')
     assert.deepEqual((await findPipeline(t.ctx.db, t.account.id, id))?.actions[0]?.properties.fields, stored)
     const again = await t.req('PUT', `/pipelines/${id}`, {
-      body: { actions: [{ ...flow.actions[0]!, properties: { fields: stored } }] },
+      body: {
+        actions: [
+          { ...flow.actions[0]!, properties: { fields: stored } },
+          { ...flow.actions[1]!, properties: { ...hook, headers } },
+        ],
+      },
     })
     assert.equal(again.status, 422)
     assert.deepEqual(Object.keys(again.body.errors).sort(), [
       'actions.0.properties.fields.birthday',
       'actions.0.properties.fields.source',
+      'actions.1.properties.headers.Webhook-Id',
     ])
   })
 

@@ -51,6 +51,11 @@ describe('bulk tag signals', async () => {
         { email: 'new@x.cz', tags: ['b', 'd'] },
       ],
     })
-    assert.deepEqual(await taken(), ['new@x.cz: d'])
+    // The second import replaced their tags: kept@ held b and c, new@ only a.
+    assert.deepEqual(await taken(), ['kept@x.cz: a', 'new@x.cz: b,d'])
+    await bulk('update-subscribers-bulk', 'PUT', {
+      subscriber_data: [{ email: 'new@x.cz', tags: ['d', 'b'] }],
+    })
+    assert.deepEqual(await taken(), [])
   })
 })

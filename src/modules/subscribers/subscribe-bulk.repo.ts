@@ -30,7 +30,7 @@ const ids = (rows: { id: number }[]) => rows.map((r) => r.id)
 
 /**
  * Step 1: creates the contacts not yet in the account and, when `updateExisting`, writes the given fields
- * of the others (tags added, first occurrences kept in order; a `tag` signal names the tags each gains). Both writes run on one snapshot, so the
+ * of the others (tags given replace the stored ones, as subscribe's do; a `tag` signal names the tags each gains). Both writes run on one snapshot, so the
  * update never sees, nor re-writes, the rows the insert just made; ON CONFLICT DO NOTHING lets a concurrent
  * import of the same address win instead of failing. A new contact whose address was erased while suppressed
  * (found by each entry's `addressHash`: one index probe per new contact, in the same statement) is created
@@ -61,8 +61,7 @@ export async function upsertContacts(
           RETURNING 1),
         upd AS (
           UPDATE contacts c SET ${keepUnlessGiven()},
-            tags = CASE WHEN b.tags IS NULL THEN c.tags ELSE
-              ARRAY(SELECT t FROM unnest(c.tags || b.tags) WITH ORDINALITY AS u(t, o) GROUP BY t ORDER BY min(o)) END,
+            tags = coalesce(b.tags, c.tags),
             updated_at = ${ts(o.now)}
           FROM b
           WHERE ${o.updateExisting} AND c.id = b.contact_id

@@ -45,7 +45,7 @@ describe('POST /lists/{id}/subscribe-bulk', async () => {
     assert.equal((await contactOf(t, 'twice@example.cz'))?.name, 'Last')
   })
 
-  it('updates existing contacts by default (tags added) and not with update_existing false', async () => {
+  it('updates existing contacts by default (tags replaced, kept when not given) and not with update_existing false', async () => {
     const listId = await createList(t)
     await bulk(listId, {
       subscriber_data: [{ email: 'ex@example.cz', name: 'One', city: 'Brno', tags: ['a'] }],
@@ -57,8 +57,11 @@ describe('POST /lists/{id}/subscribe-bulk', async () => {
     let c = await contactOf(t, 'ex@example.cz')
     assert.equal(c?.name, 'Two')
     assert.equal(c?.city, 'Brno')
-    assert.deepEqual(c?.tags, ['a', 'b'])
+    assert.deepEqual(c?.tags, ['b', 'a'])
     assert.deepEqual(c?.customFields, { k: 1 })
+    await bulk(listId, { subscriber_data: [{ email: 'ex@example.cz', tags: ['c'] }] })
+    await bulk(listId, { subscriber_data: [{ email: 'ex@example.cz', name: 'Two' }] })
+    assert.deepEqual((await contactOf(t, 'ex@example.cz'))?.tags, ['c'])
 
     const keep = await bulk(listId, {
       subscriber_data: [{ email: 'ex@example.cz', name: 'Three' }, { email: 'fresh@example.cz' }],

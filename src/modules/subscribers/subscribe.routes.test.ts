@@ -80,7 +80,7 @@ describe('POST /lists/{id}/subscribe', async () => {
     assert.deepEqual((await contactOf(t, 'keep@example.cz'))?.tags, ['a'])
   })
 
-  it('with update_existing writes only the given fields and adds the tags', async () => {
+  it('with update_existing writes only the given fields and replaces the tags', async () => {
     await subscribe({
       subscriber_data: {
         email: 'upd@example.cz',
@@ -105,8 +105,21 @@ describe('POST /lists/{id}/subscribe', async () => {
     assert.equal(res.body.already_subscribed, true)
     const c = await contactOf(t, 'upd@example.cz')
     assert.equal(c?.city, 'Brno')
-    assert.deepEqual(c?.tags, ['a', 'b', 'c'])
+    assert.deepEqual(c?.tags, ['b', 'c'])
     assert.deepEqual(c?.customFields, { size: 'L', color: 'blue' })
+  })
+
+  it('keeps the tags when none are given, and clears them with an empty list (a shop plugin taking its opt-in tag off)', async () => {
+    // Ecomail's WooCommerce plugin reads the tags, adds its own and drops `wp_newsletter` for a customer who
+    // did not opt in, then subscribes with the list it computed: the list sent must be the list kept.
+    const email = 'woo@example.cz'
+    await subscribe({ subscriber_data: { email, tags: ['wp_order', 'wp_newsletter'] } })
+    await subscribe({ subscriber_data: { email, name: 'Eva' }, update_existing: true })
+    assert.deepEqual((await contactOf(t, email))?.tags, ['wp_order', 'wp_newsletter'])
+    await subscribe({ subscriber_data: { email, tags: ['wp_order'], status: 2 }, update_existing: true })
+    assert.deepEqual((await contactOf(t, email))?.tags, ['wp_order'])
+    await subscribe({ subscriber_data: { email, tags: [] }, update_existing: true })
+    assert.deepEqual((await contactOf(t, email))?.tags, [])
   })
 
   it('records a requested status 2 as unsubscribed; 6 as unconfirmed', async () => {

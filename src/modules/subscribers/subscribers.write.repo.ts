@@ -29,16 +29,17 @@ function plainColumns<T extends { vokativ_s?: string }>(
 }
 
 /**
- * Tags given are added to the stored ones, first occurrences kept in order. The tags travel as JSON so the
- * array is one parameter on every driver.
+ * Tags given replace the stored ones, as the bulk update's do (api.md: "the given content overwrites the current
+ * tags") and as Ecomail's own shop plugins expect: WooCommerce's reads a customer's tags, merges its own and
+ * drops its newsletter tag for one who did not opt in, which only works if the list sent is the list kept. They
+ * come deduplicated, in order (checkTags), and travel as JSON so the array is one parameter on every driver.
  */
-const mergedTags = (tags: string[]) =>
-  sql`ARRAY(SELECT t FROM unnest(${contacts.tags} || ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(tags)}::jsonb)))
-              WITH ORDINALITY AS u(t, o) GROUP BY t ORDER BY min(o))`
+const givenTags = (tags: string[]) =>
+  sql`ARRAY(SELECT t FROM jsonb_array_elements_text(${JSON.stringify(tags)}::jsonb) WITH ORDINALITY AS u(t, o) ORDER BY o)`
 
 /**
  * Creates the contact, or (on its address) takes the existing one and, when `updateExisting`, writes the
- * fields given: tags are added, custom fields and groups merged key by key, other fields overwritten.
+ * fields given: tags replaced, custom fields and groups merged key by key, other fields overwritten.
  * A new contact whose address was erased while suppressed (`addressHash`, erased-suppressions.ts) is created
  * suppressed again; the caller then forgets the remembered row (forgetErased).
  * ON CONFLICT makes two simultaneous subscribes of one new address meet on one row instead of failing, and
@@ -57,7 +58,7 @@ export async function upsertContact(
   if (updateExisting) {
     const { tags, customFields, groups, ...plain } = fields
     Object.assign(set, plainColumns(plain), { updatedAt: now })
-    if (tags !== undefined) set.tags = mergedTags(tags)
+    if (tags !== undefined) set.tags = givenTags(tags)
     if (customFields !== undefined)
       set.customFields = sql`${contacts.customFields} || ${JSON.stringify(customFields)}::jsonb`
     if (groups !== undefined) set.groups = sql`${contacts.groups} || ${JSON.stringify(groups)}::jsonb`

@@ -7,16 +7,28 @@ const TOKEN_PATH = /^(\/(?:confirm|u|archive|w|t\/[oc])\/)([^/?#]+)/
 /** Enough of a token to match a log line to a complaint, far too little to use it. */
 const KEPT = 6
 
+/** Query parameters that carry an API key when a client puts it in the URL (refused, but logged). */
+const KEY_PARAM = /([?&](?:key|api_key|apikey)=)[^&#]*/gi
+
+/** The path as the router reads it: `%75` is `u` there (decodeURI leaves `/`, `?` and `#` encoded, as it does). */
+function decodedPath(path: string): string {
+  try {
+    return decodeURI(path)
+  } catch {
+    return path
+  }
+}
+
 /**
- * The request path as it may be logged: a capability token cut to its first characters. Runs of slashes are one
- * first, as the router reads them (`//t/o/<token>` opens the pixel too).
+ * The request path as it may be logged: a capability token cut to its first characters, and an API key given in
+ * the query left out. Runs of slashes are one first, as the router reads them (`//t/o/<token>` opens the pixel
+ * too), and percent-escapes decoded (`/%75/<token>` is the unsubscribe page).
  */
 export function loggablePath(url: string): string {
   const query = url.indexOf('?')
-  const path = (query < 0 ? url : url.slice(0, query)).replace(/\/{2,}/g, '/')
-  return (path + (query < 0 ? '' : url.slice(query))).replace(
-    TOKEN_PATH,
-    (_whole, prefix: string, token: string) =>
-      token.length <= KEPT ? `${prefix}${token}` : `${prefix}${token.slice(0, KEPT)}…`,
+  const path = decodedPath(query < 0 ? url : url.slice(0, query)).replace(/\/{2,}/g, '/')
+  const rest = query < 0 ? '' : url.slice(query).replace(KEY_PARAM, '$1…')
+  return (path + rest).replace(TOKEN_PATH, (_whole, prefix: string, token: string) =>
+    token.length <= KEPT ? `${prefix}${token}` : `${prefix}${token.slice(0, KEPT)}…`,
   )
 }

@@ -71,6 +71,16 @@ describe('debug request log', async () => {
     assert.equal(loggablePath('//t//o/abcdefghijkl?u=http://x'), '/t/o/abcdef…?u=http://x')
     assert.equal(loggablePath('/confirm//abcdefghijkl'), '/confirm/abcdef…')
   })
+
+  it('reads percent-escapes as the router does, and leaves out an API key given in the query', () => {
+    // `/%75/<token>` is served as the unsubscribe page, `/t/%63/<token>` as a click.
+    assert.equal(loggablePath('/%75/abcdefghijkl'), '/u/abcdef…')
+    assert.equal(loggablePath('/t/%63/abcdefghijkl.0'), '/t/c/abcdef…')
+    assert.equal(loggablePath('/%E0%A4%A/abcdefghijkl'), '/%E0%A4%A/abcdefghijkl')
+    assert.equal(loggablePath('/lists?key=secret-key&page=2'), '/lists?key=…&page=2')
+    assert.equal(loggablePath('/lists?page=2&API_KEY=secret'), '/lists?page=2&API_KEY=…')
+    assert.equal(loggablePath('/lists?monkey=1'), '/lists?monkey=1')
+  })
 })
 
 describe('log format', () => {

@@ -1,6 +1,6 @@
 import type { FieldErrorBag } from '../../core/http/errors.js'
 import { isValidEmail } from '../../core/http/email.js'
-import { parseOutboundUrl } from '../../core/net/outbound-url.js'
+import { forbiddenHostReason, parseOutboundUrl } from '../../core/net/outbound-url.js'
 import { parseCondition, walkCondition } from '../segments/index.js'
 import { parseEditFields } from '../subscribers/index.js'
 import type { Condition, Duration, NodeType, PipelineNode, TimeUnit } from './pipeline-graph.js'
@@ -123,6 +123,15 @@ function headers(
 }
 
 /**
+ * `stored`: the node is a stored one, brought back by a PUT of other fields. `allowPrivateNetwork` false: a
+ * webhook node's URL may not name a private, loopback or link-local address (ALLOW_PRIVATE_NETWORK unset).
+ */
+export interface ParseOptions {
+  stored?: boolean
+  allowPrivateNetwork?: boolean
+}
+
+/**
  * The properties of one node as contract §6 lists them per type, normalised (trimmed text, numbers from
  * numeric strings). Unknown extra keys are kept: editors store their own layout data there. `path` is the
  * node's `properties` path. Returns undefined when something is wrong (reported in `bag`).
@@ -133,7 +142,7 @@ export function parseProperties(
   type: NodeType,
   input: unknown,
   path: string,
-  opts: { stored?: boolean } = {},
+  opts: ParseOptions = {},
 ): PipelineNode['properties'] | undefined {
   // `[]` is how PHP encodes an empty map.
   if (input === undefined || input === null || (Array.isArray(input) && input.length === 0)) input = {}
@@ -209,10 +218,12 @@ export function parseProperties(
     case 'webhook': {
       const url = requiredText(bag, input.url, at('url'), 2048)
       if (url !== undefined) {
-        // Only the form is checked here; where it points is judged at call time (outbound.ts), since DNS
-        // answers change.
+        // The form, and an address or `localhost` named outright, as the account webhook's URL is checked; a
+        // name is judged at call time (outbound.ts), on the address dialled, since DNS answers change.
         const parsed = parseOutboundUrl(url)
         if ('error' in parsed) bag.add(at('url'), `${parsed.error}.`)
+        else if (opts.allowPrivateNetwork === false && !opts.stored && forbiddenHostReason(parsed.url))
+          bag.add(at('url'), 'The url must not point to a private, loopback or link-local address.')
         p.url = url
       }
       if (input.method !== undefined && input.method !== null) {

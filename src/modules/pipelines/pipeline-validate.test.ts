@@ -362,6 +362,23 @@ describe('checkPipelineShape', () => {
     ]
     for (const [what, spoil, path] of cases) it(`refuses ${what}`, () => refuses(spoil, path))
 
+    it('refuses a webhook node to a private address named outright unless private networks are allowed', () => {
+      for (const url of [
+        'http://127.0.0.1:8080/x',
+        'http://localhost/x',
+        'https://[::1]/',
+        'http://10.1.2.3/',
+      ]) {
+        const b = base()
+        props(b, 'wh').url = url
+        const r = checkPipelineShape(b, false, false)
+        assert.ok(!r.ok && r.errors['actions.9.properties.url'], url)
+        assert.ok(checkPipelineShape(b, false, true).ok, url)
+      }
+      // A name is judged when the call is made, on the address dialled.
+      assert.ok(checkPipelineShape(base(), false, false).ok)
+    })
+
     it('takes numeric strings and normalises text', () => {
       const b = base()
       props(b, 'm1').template = '5'

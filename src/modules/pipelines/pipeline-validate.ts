@@ -1,6 +1,12 @@
 import { FieldErrorBag, type FieldErrors } from '../../core/http/errors.js'
 import { checkCycles, checkReachable } from './graph-checks.js'
-import { emptyRefs, parseProperties, type NodeRefs, type RefUse } from './node-properties.js'
+import {
+  emptyRefs,
+  parseProperties,
+  type NodeRefs,
+  type ParseOptions,
+  type RefUse,
+} from './node-properties.js'
 import {
   NODE_TYPES,
   portsOf,
@@ -156,7 +162,7 @@ function parseNodes(
   bag: FieldErrorBag,
   refs: NodeRefs,
   input: unknown,
-  stored: boolean,
+  opts: ParseOptions,
 ): PipelineNode[] | undefined {
   if (input === undefined || input === null) {
     bag.add('actions', 'The actions field is required.')
@@ -193,7 +199,7 @@ function parseNodes(
       )
       return
     }
-    const properties = parseProperties(bag, refs, type, raw.properties, `${at}.properties`, { stored })
+    const properties = parseProperties(bag, refs, type, raw.properties, `${at}.properties`, opts)
     if (!properties) return
     const next = parseNext(bag, { type, properties }, raw.next, `${at}.next`, known)
     if (id === undefined || next === undefined) return
@@ -213,8 +219,13 @@ function checkMailRefs(bag: FieldErrorBag, nodes: PipelineNode[], refs: NodeRefs
 /**
  * Everything that needs no database; the references to check there come back with the result.
  * `storedActions`: the actions are the stored ones (a partial PUT without them), as they were saved.
+ * `allowPrivateNetwork` false: webhook nodes may not name private addresses (ParseOptions).
  */
-export function checkPipelineShape(input: unknown, storedActions = false): ShapeResult {
+export function checkPipelineShape(
+  input: unknown,
+  storedActions = false,
+  allowPrivateNetwork = true,
+): ShapeResult {
   const bag = new FieldErrorBag()
   const nodeRefs = emptyRefs()
   const body = isObject(input) ? input : {}
@@ -224,7 +235,7 @@ export function checkPipelineShape(input: unknown, storedActions = false): Shape
   const status = oneOf(bag, body.status, 'status', PIPELINE_STATUSES, 'active')
   const reentry = oneOf(bag, body.reentry, 'reentry', REENTRIES, 'once')
   const trigger = parseTrigger(bag, body.trigger)
-  const actions = parseNodes(bag, nodeRefs, body.actions, storedActions)
+  const actions = parseNodes(bag, nodeRefs, body.actions, { stored: storedActions, allowPrivateNetwork })
   let start: string | undefined
   if (body.start === undefined || body.start === null) start = actions?.[0]?.id
   else {
@@ -284,8 +295,9 @@ export async function validatePipeline(
   input: unknown,
   lookup: RefLookup,
   given?: ReadonlySet<string>,
+  allowPrivateNetwork = true,
 ): Promise<ValidationResult> {
-  const shape = checkPipelineShape(input, given !== undefined && !given.has('actions'))
+  const shape = checkPipelineShape(input, given !== undefined && !given.has('actions'), allowPrivateNetwork)
   const bag = new FieldErrorBag()
   if (!shape.ok) for (const [p, msgs] of Object.entries(shape.errors)) for (const m of msgs) bag.add(p, m)
   const checked = (uses: RefUse[]) => (given ? uses.filter((u) => given.has(u.path.split('.')[0]!)) : uses)

@@ -172,7 +172,7 @@ describe('pipelines routes', async () => {
     assert.deepEqual(Object.keys(again.body.errors).sort(), ['actions.0.properties.template', 'list_id'])
   })
 
-  it('pauses a pipeline whose edit and webhook nodes were saved under earlier rules; a PUT of its actions checks them', async () => {
+  it('pauses a pipeline whose edit and webhook nodes were saved under earlier rules; a PUT of its actions checks them (a private webhook address too)', async () => {
     const hook = { url: 'https://hooks.example.com/x' }
     const flow: Body = {
       name: 'Old edit',
@@ -186,12 +186,14 @@ describe('pipelines routes', async () => {
     // What the edit and header checks refuse today, stored as earlier versions of them accepted it.
     const stored = { source: 'facebook', birthday: '2026-02-30' }
     const headers = { 'Webhook-Id': 'mine' }
+    // A private address named outright (this app runs without ALLOW_PRIVATE_NETWORK).
+    const privateHook = { url: 'http://10.0.0.5/x' }
     await t.ctx.db
       .update(pipelines)
       .set({
         actions: [
           { ...flow.actions[0]!, properties: { name: 'Edit', fields: stored } },
-          { ...flow.actions[1]!, properties: { name: 'Hook', ...hook, headers } },
+          { ...flow.actions[1]!, properties: { name: 'Hook', ...privateHook, headers } },
         ] as PipelineNode[],
       })
       .where(eq(pipelines.id, id))
@@ -203,7 +205,7 @@ describe('pipelines routes', async () => {
       body: {
         actions: [
           { ...flow.actions[0]!, properties: { fields: stored } },
-          { ...flow.actions[1]!, properties: { ...hook, headers } },
+          { ...flow.actions[1]!, properties: { ...privateHook, headers } },
         ],
       },
     })
@@ -212,6 +214,7 @@ describe('pipelines routes', async () => {
       'actions.0.properties.fields.birthday',
       'actions.0.properties.fields.source',
       'actions.1.properties.headers.Webhook-Id',
+      'actions.1.properties.url',
     ])
   })
 

@@ -7,7 +7,7 @@ import { validatePipeline, type RefLookup, type ValidPipeline } from './pipeline
 import * as repo from './pipelines.repo.js'
 import { toNodeObject, toPipelineObject, toPipelineSummary, type PipelineBody } from './pipelines.schemas.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock'>
+type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>
 
 const pipelineNotFound = () => notFound('Pipeline not found')
 
@@ -39,7 +39,7 @@ async function requireValid(
   body: unknown,
   given?: ReadonlySet<string>,
 ): Promise<ValidPipeline> {
-  const r = await validatePipeline(body, lookupFor(ctx, accountId), given)
+  const r = await validatePipeline(body, lookupFor(ctx, accountId), given, ctx.config.allowPrivateNetwork)
   if (!r.ok) throw validationFailed(r.errors)
   return r.pipeline
 }

@@ -93,6 +93,15 @@ describe('campaign sending survives SIGKILL', () => {
     assert.equal(seen.size, RECIPIENTS, 'every recipient got the campaign')
     const duplicates = [...seen.values()].reduce((a, n) => a + n - 1, 0)
     assert.ok(duplicates <= kills * SEND_BATCH, `${duplicates} duplicates after ${kills} kills`)
+    // A copy sent again is the same message: one Message-ID per recipient, so the receiver can drop it.
+    const ids = new Map<string, Set<string>>()
+    for (const m of sink.messages)
+      for (const to of m.envelopeTo) ids.set(to, (ids.get(to) ?? new Set()).add(m.parsed.messageId ?? ''))
+    assert.deepEqual(
+      [...ids].filter(([, set]) => set.size !== 1),
+      [],
+      'one Message-ID for every copy of a message',
+    )
     const state = await campaignState(inst, id)
     assert.deepEqual(state, { status: 3, left: 0, sent: RECIPIENTS })
   })

@@ -6,7 +6,7 @@ import { dkimResults, testDkimKey } from '../../../test/helpers/dkim.js'
 import { loadConfig } from '../config.js'
 import { toNodemailer } from './compose.js'
 import { parseVerpAddress } from './verp.js'
-import { composeMessage } from './compose-message.js'
+import { composeMessage, messageIdHeader } from './compose-message.js'
 
 const ctx = {
   config: { ...loadConfig({}), publicUrl: 'https://mail.shop.example' },
@@ -72,5 +72,13 @@ describe('composeMessage', () => {
     assert.deepEqual(links, [])
     assert.equal(mail.headers?.['List-Unsubscribe'], undefined)
     assert.doesNotMatch(mail.html!, /\/t\/[oc]\//)
+  })
+
+  it('gives a row the same Message-ID every time it is composed (a resend after a crash), unique per row and secret', () => {
+    const first = composeMessage(ctx, content).mail.messageId
+    assert.equal(composeMessage(ctx, content).mail.messageId, first)
+    assert.match(first!, /^<42\.[A-Za-z0-9_-]{16,}@bounces\.shop\.example>$/)
+    assert.notEqual(composeMessage(ctx, { ...content, messageId: 43 }).mail.messageId, first)
+    assert.notEqual(messageIdHeader('another-secret', 42, 'bounces.shop.example'), first)
   })
 })

@@ -4,7 +4,7 @@ import type { DkimKey, MailAddress, OutgoingMail } from './mailer.js'
 import { escapeHtml } from './merge-tags.js'
 import { htmlToTextPart } from './text-part.js'
 import { verpAddress } from './verp.js'
-import { randomUUID } from 'node:crypto'
+import { signToken } from '../ids.js'
 import { trackingLinks, withOpenPixel, type LinkCtx } from './tracking-links.js'
 
 /** One rendered message for one recipient, before the tracking and envelope parts are added. */
@@ -73,6 +73,17 @@ export function rewriteLinks(html: string, clickUrl: (i: number) => string, isOw
 }
 
 /** Adds tracking, the VERP envelope, unsubscribe headers and the DKIM key to a rendered message. */
+/**
+ * The Message-ID of ledger row `id`: the row and a MAC of it under the instance's secret (unique across
+ * installations), not a random part. A row sent again after its sender died mid-batch is the same message, so
+ * its copies carry one Message-ID: receivers and mail clients drop the second, and a report citing either copy
+ * names the ID the row keeps. Base64url is atext, so the ID is a plain dot-atom.
+ */
+export function messageIdHeader(secret: string, id: number, domain: string): string {
+  const token = signToken(secret, 'message-id', String(id))
+  return `<${id}.${token.slice(token.indexOf('.') + 1)}@${domain}>`
+}
+
 export function composeMessage(ctx: LinkCtx, c: MessageContent): ComposedMessage {
   const t = trackingLinks(ctx)
   let html = c.html
@@ -98,8 +109,7 @@ export function composeMessage(ctx: LinkCtx, c: MessageContent): ComposedMessage
     subject: c.subject,
     headers,
     returnPath: verpAddress(ctx.linkSecret, `m${c.messageId}`, c.bounceDomain),
-    // randomUUID draws from a buffered pool (randomBytes would be a system call per message).
-    messageId: `<${c.messageId}.${randomUUID().slice(0, 13)}@${c.bounceDomain}>`,
+    messageId: messageIdHeader(ctx.linkSecret, c.messageId, c.bounceDomain),
   }
   if (c.cc?.length) mail.cc = c.cc
   if (c.bcc?.length) mail.bcc = c.bcc

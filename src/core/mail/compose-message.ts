@@ -1,10 +1,10 @@
 // Pure mail code, in core so that the campaign signing threads compose without loading the messages module (and
 // through it the database side of sending); issue 11.
+import { signToken } from '../ids.js'
 import type { DkimKey, MailAddress, OutgoingMail } from './mailer.js'
 import { escapeHtml } from './merge-tags.js'
 import { htmlToTextPart } from './text-part.js'
 import { verpAddress } from './verp.js'
-import { signToken } from '../ids.js'
 import { trackingLinks, withOpenPixel, type LinkCtx } from './tracking-links.js'
 
 /** One rendered message for one recipient, before the tracking and envelope parts are added. */
@@ -72,7 +72,6 @@ export function rewriteLinks(html: string, clickUrl: (i: number) => string, isOw
   return { html: out, links }
 }
 
-/** Adds tracking, the VERP envelope, unsubscribe headers and the DKIM key to a rendered message. */
 /**
  * The Message-ID of ledger row `id`: the row and a MAC of it under the instance's secret (unique across
  * installations), not a random part. A row sent again after its sender died mid-batch is the same message, so
@@ -84,6 +83,7 @@ export function messageIdHeader(secret: string, id: number, domain: string): str
   return `<${id}.${token.slice(token.indexOf('.') + 1)}@${domain}>`
 }
 
+/** Adds tracking, the VERP envelope, unsubscribe headers and the DKIM key to a rendered message. */
 export function composeMessage(ctx: LinkCtx, c: MessageContent): ComposedMessage {
   const t = trackingLinks(ctx)
   let html = c.html

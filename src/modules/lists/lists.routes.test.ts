@@ -1,6 +1,8 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { eq } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
+import { lists } from './lists.table.js'
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 
@@ -77,6 +79,18 @@ describe('lists', async () => {
     assert.deepEqual(Object.keys(put.body.errors), ['sub_confirmed_page'])
     const kept = await t.req('GET', `/lists/${ok.body.id}`)
     assert.equal(kept.body.list.sub_confirmed_page, pages.sub_confirmed_page)
+  })
+
+  it('takes back, unchanged, a page stored before pages were checked, when the list is PUT as GET shows it', async () => {
+    const { id } = (await t.req('POST', '/lists', { body: { name: 'Old pages' } })).body
+    // As an earlier version stored it, before the check.
+    await t.ctx.db.update(lists).set({ unsubPage: 'thanks.html' }).where(eq(lists.id, id))
+    const { list } = (await t.req('GET', `/lists/${id}`)).body
+    const whole = await t.req('PUT', `/lists/${id}`, { body: { ...list, name: 'Renamed' } })
+    assert.equal(whole.status, 200, whole.text)
+    assert.deepEqual([whole.body.name, whole.body.unsub_page], ['Renamed', 'thanks.html'])
+    const changed = await t.req('PUT', `/lists/${id}`, { body: { unsub_page: 'other.html' } })
+    assert.deepEqual(Object.keys(changed.body.errors ?? {}), ['unsub_page'])
   })
 
   it('lists, shows with counts, updates and deletes', async () => {

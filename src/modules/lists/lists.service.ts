@@ -15,14 +15,23 @@ export type SegmentsOf = (accountId: number, listId: number) => Promise<Record<s
  * URL"): blank, or an absolute http(s) URL, `*|EMAIL|*` allowed in it. Anything else was stored and then never
  * used as a redirect, silently.
  */
-function checkPages(input: ListInput): void {
+function checkPages(input: ListInput, stored?: ListRow): void {
   const bag = new FieldErrorBag()
-  for (const field of ['sub_success_page', 'sub_confirmed_page', 'unsub_page'] as const) {
+  for (const [field, column] of PAGES) {
     const page = input[field]
+    // A value stored before the check existed, sent back unchanged (a client PUTs the list as GET showed it), is
+    // left as it is: redirects skip it (lists.repo.ts, redirectTarget), and refusing it would refuse the update.
+    if (stored && page === stored[column]) continue
     if (page?.trim() && !redirectTarget(page)) bag.add(field, `The ${field} format is invalid.`)
   }
   bag.throwIfAny()
 }
+
+const PAGES = [
+  ['sub_success_page', 'subSuccessPage'],
+  ['sub_confirmed_page', 'subConfirmedPage'],
+  ['unsub_page', 'unsubPage'],
+] as const
 
 function toColumns(input: ListInput): Partial<repo.NewList> {
   const out: Partial<repo.NewList> = {}
@@ -69,7 +78,7 @@ export function createListService(ctx: Ctx, segmentsOf: SegmentsOf = async () =>
       return toListDetail(row, counts, await segmentsOf(accountId, listId))
     },
     async update(accountId: number, listId: number, input: ListInput) {
-      checkPages(input)
+      checkPages(input, await requireList(ctx, accountId, listId))
       const row = await repo.updateList(ctx.db, accountId, listId, toColumns(input), ctx.clock.now())
       if (!row) throw notFound('List not found')
       return toListObject(row)

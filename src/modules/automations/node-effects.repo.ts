@@ -170,10 +170,15 @@ export async function editFields(
 ): Promise<void> {
   const sets: SQL[] = [sql`updated_at = ${ts(now)}`]
   const custom: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(fields)) {
+  // Names as a node saved today holds them (trimmed, lower case, as subscribe keeps custom fields): a node saved
+  // before its fields were checked may say ` City ` or `Favourite`, which would miss the column or write a second
+  // custom field beside `favourite`.
+  const named = (key: string) => key.trim().toLowerCase()
+  for (const [rawKey, value] of Object.entries(fields)) {
+    const key = named(rawKey)
     // Custom fields the node names under `custom_fields` (pipelines/node-properties.ts), beside those at the top.
     if (key === 'custom_fields' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      Object.assign(custom, value)
+      for (const [k, v] of Object.entries(value)) custom[named(k)] = v
       continue
     }
     const text = value === null || value === undefined ? (NULLABLE.has(key) ? null : '') : String(value)

@@ -102,6 +102,31 @@ describe('automation node types', async () => {
     assert.equal((await runsOf(t, p))[0]!.end_reason, 'end node')
   })
 
+  it('edit: a node saved before its fields were checked writes them by their names in lower case', async () => {
+    // Written straight to the table, as an earlier version stored it (saving it today lower-cases the names).
+    const own = await createList(t, { name: 'Legacy' })
+    const p = await createPipeline(
+      t,
+      own,
+      [
+        node(
+          'c',
+          'edit',
+          { fields: { ' City ': 'Ostrava', Favourite: 'tea', custom_fields: { Size: 'M' } } },
+          ['e'],
+        ),
+        node('e', 'end'),
+      ],
+      { trigger: { type: 'api' } },
+    )
+    await subscribe(t, own, 'legacy@example.cz', { custom_fields: { favourite: 'coffee' } })
+    await t.req('POST', `/pipelines/${p}/trigger`, { body: { email: 'legacy@example.cz' } })
+    await settle(t)
+    const s = await subscriber('legacy@example.cz')
+    assert.equal(s.city, 'Ostrava')
+    assert.deepEqual(s.custom_fields, { favourite: 'tea', size: 'M' })
+  })
+
   it('split sends each run down one variant, chosen from the run id', async () => {
     const p = await createPipeline(
       t,

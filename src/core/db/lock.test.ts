@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { acquireDataDirLock, DatabaseBusyError } from './lock.js'
+import { acquireDataDirLock, DatabaseBusyError, lockText, processStamp } from './lock.js'
 
 /** A pid no process has (above Linux's pid_max). */
 const DEAD_PID = 2 ** 22 + 1
@@ -19,13 +19,13 @@ describe('the embedded database lock', () => {
   it('is taken when free or stale, refused while its owner lives, and released only by its owner', () => {
     const { dir, lock } = dataDir()
     const held = acquireDataDirLock(dir)
-    assert.equal(fs.readFileSync(lock, 'utf8'), String(process.pid))
+    assert.equal(fs.readFileSync(lock, 'utf8'), lockText(process.pid))
     held.release()
     assert.equal(fs.existsSync(lock), false)
 
     fs.writeFileSync(lock, String(DEAD_PID))
     const taken = acquireDataDirLock(dir)
-    assert.equal(fs.readFileSync(lock, 'utf8'), String(process.pid))
+    assert.equal(fs.readFileSync(lock, 'utf8'), lockText(process.pid))
     taken.release()
 
     fs.writeFileSync(lock, String(OTHER_PID))
@@ -34,6 +34,20 @@ describe('the embedded database lock', () => {
       (e) => e instanceof DatabaseBusyError && e.pid === OTHER_PID,
     )
     assert.deepEqual(fs.readdirSync(dir), ['tidings.lock'], 'nothing else left behind')
+  })
+
+  it("is taken when its pid now belongs to another process (a reboot, a container), refused while the owner's runs", () => {
+    const { dir, lock } = dataDir()
+    const stamp = processStamp(OTHER_PID)
+    assert.ok(stamp, 'this test runs where /proc tells a process apart')
+    // The owner's pid, alive, but started at another time (or in another boot) than the process now holding it.
+    fs.writeFileSync(lock, `${OTHER_PID} ${stamp}0`)
+    acquireDataDirLock(dir).release()
+    fs.writeFileSync(lock, lockText(OTHER_PID))
+    assert.throws(
+      () => acquireDataDirLock(dir),
+      (e) => e instanceof DatabaseBusyError && e.pid === OTHER_PID,
+    )
   })
 
   it('is taken where the file system has no hard links', () => {

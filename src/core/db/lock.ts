@@ -30,6 +30,38 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Which process `pid` is, beyond its number: this boot's id and the process's start time (Linux's /proc;
+ * undefined elsewhere). A lock left by a killed owner names a pid that, after a reboot or in a container, soon
+ * belongs to another process, which `alive` alone took for the owner: the database stayed "in use" until
+ * someone removed the lock by hand.
+ */
+export function processStamp(pid: number): string | undefined {
+  try {
+    const boot = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // starttime is field 22; the command name (field 2, in parentheses) may hold spaces, so count from its end.
+    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+    return start ? `${boot}:${start}` : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** What a lock file holds: the owner's pid, and its stamp where there is one. */
+export function lockText(pid: number): string {
+  const stamp = processStamp(pid)
+  return stamp ? `${pid} ${stamp}` : String(pid)
+}
+
+/** Whether the owner a lock file names still runs: its pid is alive and, when the file has a stamp, is that process. */
+function ownerRuns(pid: number, stamp: string | undefined): boolean {
+  if (!alive(pid)) return false
+  if (stamp === undefined) return true // a lock written before stamps (or where /proc is missing)
+  const now = processStamp(pid)
+  return now === undefined || now === stamp
+}
+
 /** Blocks this thread for `ms` (start-up only: the lock is taken before anything else runs). */
 function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
@@ -67,10 +99,10 @@ function createExclusive(file: string, text: string): boolean {
   }
 }
 
-/** The pid in a lock file; undefined when the file is gone meanwhile. */
-function pidIn(file: string): number | undefined {
+/** The text of a lock file; undefined when the file is gone meanwhile. */
+function textIn(file: string): string | undefined {
   try {
-    return Number(fs.readFileSync(file, 'utf8'))
+    return fs.readFileSync(file, 'utf8')
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw err
@@ -85,21 +117,24 @@ const ATTEMPTS = 100
 export function acquireDataDirLock(dataDir: string): DataDirLock {
   const file = path.join(dataDir, 'tidings.lock')
   const guard = `${file}.takeover`
+  const own = lockText(process.pid)
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    if (createWith(file, String(process.pid))) {
+    if (createWith(file, own)) {
       return {
         release() {
           try {
-            if (fs.readFileSync(file, 'utf8') === String(process.pid)) fs.unlinkSync(file)
+            if (fs.readFileSync(file, 'utf8') === own) fs.unlinkSync(file)
           } catch {
             // already gone
           }
         },
       }
     }
-    const pid = pidIn(file)
-    if (pid === undefined) continue // released meanwhile: try again
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+    const text = textIn(file)
+    if (text === undefined) continue // released meanwhile: try again
+    const [first, stamp] = text.trim().split(' ')
+    const pid = Number(first)
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && ownerRuns(pid, stamp)) {
       throw new DatabaseBusyError(dataDir, pid)
     }
     // Stale: its owner is gone. Only the holder of the guard removes it: two starts that each removed it would
@@ -115,7 +150,7 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
     }
     try {
       // Still the stale lock read above, not one another start took since.
-      if (pidIn(file) === pid) fs.unlinkSync(file)
+      if (textIn(file) === text) fs.unlinkSync(file)
     } finally {
       fs.unlinkSync(guard)
     }

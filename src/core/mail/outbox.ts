@@ -8,7 +8,11 @@ export function createOutboxMailer(dir: string): Mailer {
   return {
     async sendRaw(envelope, raw, messageId) {
       await fs.mkdir(dir, { recursive: true })
-      await fs.writeFile(path.join(dir, `${Date.now()}-${process.pid}-${++seq}.eml`), raw)
+      // Written under a temporary name and renamed into place: a process killed mid-write left empty `.eml`
+      // files behind (the message itself is sent again, from its ledger row).
+      const file = path.join(dir, `${Date.now()}-${process.pid}-${++seq}.eml`)
+      await fs.writeFile(`${file}.tmp`, raw)
+      await fs.rename(`${file}.tmp`, file)
       return { messageId, accepted: [...envelope.to], rejected: [] }
     },
     async close() {},

@@ -168,23 +168,26 @@ export async function editFields(
   fields: Record<string, unknown>,
   now: Date,
 ): Promise<void> {
-  const sets: SQL[] = [sql`updated_at = ${ts(now)}`]
+  const columns = new Map<string, string | null>()
   const custom: Record<string, unknown> = {}
   // Names as a node saved today holds them (trimmed, lower case, as subscribe keeps custom fields): a node saved
   // before its fields were checked may say ` City ` or `Favourite`, which would miss the column or write a second
-  // custom field beside `favourite`.
+  // custom field beside `favourite`. Names that meet in lower case are one field, the last given standing (one
+  // assignment per column: PostgreSQL refuses two).
   const named = (key: string) => key.trim().toLowerCase()
   for (const [rawKey, value] of Object.entries(fields)) {
-    const key = named(rawKey)
     // Custom fields the node names under `custom_fields` (pipelines/node-properties.ts), beside those at the top.
-    if (key === 'custom_fields' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    if (rawKey === 'custom_fields' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
       for (const [k, v] of Object.entries(value)) custom[named(k)] = v
       continue
     }
+    const key = named(rawKey)
     const text = value === null || value === undefined ? (NULLABLE.has(key) ? null : '') : String(value)
-    if (EDITABLE.has(key)) sets.push(sql`${sql.identifier(key)} = ${text}`)
+    if (EDITABLE.has(key)) columns.set(key, text)
     else custom[key] = value
   }
+  const sets: SQL[] = [sql`updated_at = ${ts(now)}`]
+  for (const [key, text] of columns) sets.push(sql`${sql.identifier(key)} = ${text}`)
   if (Object.keys(custom).length)
     sets.push(sql`custom_fields = custom_fields || ${JSON.stringify(custom)}::jsonb`)
   await ex.execute(

@@ -102,7 +102,7 @@ describe('automation node types', async () => {
     assert.equal((await runsOf(t, p))[0]!.end_reason, 'end node')
   })
 
-  it('edit: a node saved before its fields were checked writes them by their names in lower case', async () => {
+  it('edit: a node saved before its fields were checked writes them by their names in lower case, the last of two standing', async () => {
     // Written straight to the table, as an earlier version stored it (saving it today lower-cases the names).
     const own = await createList(t, { name: 'Legacy' })
     const p = await createPipeline(
@@ -112,7 +112,7 @@ describe('automation node types', async () => {
         node(
           'c',
           'edit',
-          { fields: { ' City ': 'Ostrava', Favourite: 'tea', custom_fields: { Size: 'M' } } },
+          { fields: { CITY: 'Brno', ' City ': 'Ostrava', Favourite: 'tea', custom_fields: { Size: 'M' } } },
           ['e'],
         ),
         node('e', 'end'),

@@ -38,12 +38,7 @@ export function createBulkUpdateService(ctx: Ctx) {
         parseEntry(raw, `subscriber_data.${key}`, { statuses: UPDATE_STATUSES, emailRequired: true }, bag),
       )
       bag.throwIfAny(BULK_UPDATE_INVALID)
-      const batch = inLockOrder(
-        mergePerEmail(
-          parsed.filter((e) => e !== undefined),
-          'replace',
-        ),
-      )
+      const batch = inLockOrder(mergePerEmail(parsed.filter((e) => e !== undefined)))
       if (batch.length === 0) return { updates: 0 }
       const now = ctx.clock.now()
       // One statement outside a transaction: aborted to break a deadlock, it is run again by the pool (client.ts).

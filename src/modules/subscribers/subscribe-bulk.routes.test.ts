@@ -209,9 +209,19 @@ describe('POST /lists/{id}/subscribe-bulk', async () => {
     })
     assert.equal(res.status, 200, res.text)
     const s = (await t.req('GET', `/lists/${list}/subscriber/twice@x.cz`)).body.subscriber
+    // Tags as the last entry gives them, as two calls would leave them (each replaces the contact's tags).
     assert.deepEqual(
       [s.status, s.name, s.tags, s.custom_fields],
-      [2, 'Xavier', ['a', 'b'], { k1: 'v1', k2: 'v2' }],
+      [2, 'Xavier', ['b'], { k1: 'v1', k2: 'v2' }],
     )
+    await t.req('POST', `/lists/${list}/subscribe-bulk`, {
+      body: {
+        subscriber_data: [
+          { email: 'twice@x.cz', tags: ['c'] },
+          { email: 'twice@x.cz', tags: [] },
+        ],
+      },
+    })
+    assert.deepEqual((await t.req('GET', `/lists/${list}/subscriber/twice@x.cz`)).body.subscriber.tags, [])
   })
 })

@@ -35,10 +35,7 @@ export function createSubscribeBulkService(ctx: Ctx) {
       )
       bag.throwIfAny()
       // An address twice in one call is written once, as its entries say in order.
-      const batch = mergePerEmail(
-        parsed.filter((e) => e !== undefined),
-        'add',
-      )
+      const batch = mergePerEmail(parsed.filter((e) => e !== undefined))
       if (batch.length === 0) return { inserts: 0 }
       // Hashed here for every entry (microseconds each) so the insert finds erased suppressions in one go.
       const hashed = batch.map((e) => ({

@@ -118,6 +118,13 @@ describe('POST /lists/{id}/subscribe', async () => {
     assert.deepEqual((await contactOf(t, email))?.tags, ['wp_order', 'wp_newsletter'])
     await subscribe({ subscriber_data: { email, tags: ['wp_order'], status: 2 }, update_existing: true })
     assert.deepEqual((await contactOf(t, email))?.tags, ['wp_order'])
+    // Nothing but blanks (an empty form select), or an empty list beside subscriber_data (an SDK's default): no
+    // tags given, none cleared.
+    await subscribe({ subscriber_data: { email, tags: [''] }, update_existing: true })
+    await subscribe({ subscriber_data: { email }, tags: [], update_existing: true })
+    assert.deepEqual((await contactOf(t, email))?.tags, ['wp_order'])
+    await subscribe({ subscriber_data: { email }, tags: ['outer'], update_existing: true })
+    assert.deepEqual((await contactOf(t, email))?.tags, ['outer'])
     await subscribe({ subscriber_data: { email, tags: [] }, update_existing: true })
     assert.deepEqual((await contactOf(t, email))?.tags, [])
   })

@@ -31,10 +31,14 @@ export function transitionTimes(
   return { status: to }
 }
 
-/** `subscriber_data` with the body's own `tags` and `groups` where it has none (SubscribeBody: why). */
+/**
+ * `subscriber_data` with the body's own `tags` and `groups` where it has none (SubscribeBody: why). An empty outer
+ * `tags` is left out: SDKs built from the documentation send one by default, and tags given replace a contact's.
+ */
 function withOuterTagsAndGroups(body: SubscribeBodyT): SubscribeBodyT['subscriber_data'] {
   const data = { ...body.subscriber_data }
-  if (data.tags == null && body.tags != null) data.tags = body.tags
+  const outerTags = Array.isArray(body.tags) && body.tags.length === 0 ? undefined : body.tags
+  if (data.tags == null && outerTags != null) data.tags = outerTags
   if (data.groups == null && body.groups != null) data.groups = body.groups
   return data
 }

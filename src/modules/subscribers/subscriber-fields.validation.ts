@@ -228,6 +228,8 @@ export function checkStatus(
 /**
  * Tags trimmed, empty ones dropped, repeats removed (first position kept); each ≤ 50, ≤ 2000 in total. A map is
  * read as the list of its values: PHP encodes a list with gaps in its keys (`array_unique`) as `{"0":"a","2":"b"}`.
+ * A list of nothing but blanks (`[""]`, an empty form select) is no tags given, not an empty list: tags given
+ * replace a contact's, and `[]` clears them.
  */
 export function checkTags(given: unknown, path: string, bag: FieldErrorBag): string[] | undefined {
   if (given === undefined || given === null) return undefined
@@ -241,6 +243,7 @@ export function checkTags(given: unknown, path: string, bag: FieldErrorBag): str
     return undefined
   }
   const tags = [...new Set((value as string[]).map((t) => t.trim()).filter((t) => t !== ''))]
+  if (tags.length === 0 && value.length > 0) return undefined
   let ok = true
   if (tags.some((t) => t.length > TAG_MAX_CHARS)) {
     bag.add(path, `Each of the ${label(path)} must not be greater than ${TAG_MAX_CHARS} characters.`)
@@ -450,28 +453,26 @@ type Mergeable = Pick<ParsedEntry, 'fields' | 'status' | 'source'> & { email: st
 
 /**
  * One entry per address, at its last occurrence: repeated entries merged in order, as if applied one after
- * another. A field, status or source given later wins; custom fields and groups merge key by key; tags add up
- * (`tags: 'add'`, subscribe-bulk) or the last list given stands (`'replace'`, bulk update). Keeping only the last
- * entry dropped what earlier ones said: an unsubscribe (`status: 2`) followed by a name came out subscribed.
+ * another. A field, status or source given later wins; custom fields and groups merge key by key; the last list
+ * of tags given stands, as each write replaces a contact's tags. Keeping only the last entry dropped what earlier
+ * ones said: an unsubscribe (`status: 2`) followed by a name came out subscribed.
  */
-export function mergePerEmail<T extends Mergeable>(entries: T[], tags: 'add' | 'replace'): T[] {
+export function mergePerEmail<T extends Mergeable>(entries: T[]): T[] {
   const byEmail = new Map<string, T>()
   for (const e of entries) {
     const before = byEmail.get(e.email)
     byEmail.delete(e.email)
-    byEmail.set(e.email, before ? mergeEntries(before, e, tags) : e)
+    byEmail.set(e.email, before ? mergeEntries(before, e) : e)
   }
   return [...byEmail.values()]
 }
 
-function mergeEntries<T extends Mergeable>(a: T, b: T, tags: 'add' | 'replace'): T {
+function mergeEntries<T extends Mergeable>(a: T, b: T): T {
   const fields: ContactFields = { ...a.fields }
   for (const [k, v] of Object.entries(b.fields)) if (v !== undefined) Object.assign(fields, { [k]: v })
   if (a.fields.customFields && b.fields.customFields)
     fields.customFields = { ...a.fields.customFields, ...b.fields.customFields }
   if (a.fields.groups && b.fields.groups) fields.groups = { ...a.fields.groups, ...b.fields.groups }
-  if (tags === 'add' && a.fields.tags && b.fields.tags)
-    fields.tags = [...new Set([...a.fields.tags, ...b.fields.tags])]
   return { ...b, fields, status: b.status ?? a.status, source: b.source ?? a.source }
 }
 

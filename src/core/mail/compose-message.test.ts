@@ -79,6 +79,12 @@ describe('composeMessage', () => {
     assert.equal(composeMessage(ctx, content).mail.messageId, first)
     assert.match(first!, /^<42\.[A-Za-z0-9_-]{16,}@bounces\.shop\.example>$/)
     assert.notEqual(composeMessage(ctx, { ...content, messageId: 43 }).mail.messageId, first)
-    assert.notEqual(messageIdHeader('another-secret', 42, 'bounces.shop.example'), first)
+    const again = (secret: string, to: string, subject: string) =>
+      messageIdHeader(secret, 42, 'bounces.shop.example', to, subject)
+    assert.equal(again('test-secret', 'eva@example.com', 'Hello'), first)
+    assert.notEqual(again('another-secret', 'eva@example.com', 'Hello'), first)
+    // Row 42 again after a restore, for someone else or with another subject: another ID.
+    assert.notEqual(again('test-secret', 'adam@example.com', 'Hello'), first)
+    assert.notEqual(again('test-secret', 'eva@example.com', 'Your order'), first)
   })
 })

@@ -73,13 +73,22 @@ export function rewriteLinks(html: string, clickUrl: (i: number) => string, isOw
 }
 
 /**
- * The Message-ID of ledger row `id`: the row and a MAC of it under the instance's secret (unique across
- * installations), not a random part. A row sent again after its sender died mid-batch is the same message, so
- * its copies carry one Message-ID: receivers and mail clients drop the second, and a report citing either copy
- * names the ID the row keeps. Base64url is atext, so the ID is a plain dot-atom.
+ * The Message-ID of ledger row `id`: the row and a MAC under the instance's secret (unique across installations)
+ * of the row, its recipient and its subject, not a random part. A row sent again after its sender died mid-batch
+ * is the same message, so its copies carry one Message-ID: receivers and mail clients drop the second, and a
+ * report citing either copy names the ID the row keeps. The recipient and subject are in it because ids can come
+ * round again (a database restored to an earlier point reuses them, under the same secret), and a mailbox drops a
+ * message whose ID it has seen: a reused id makes the same ID only for the same person and subject. Base64url is
+ * atext, so the ID is a plain dot-atom.
  */
-export function messageIdHeader(secret: string, id: number, domain: string): string {
-  const token = signToken(secret, 'message-id', String(id))
+export function messageIdHeader(
+  secret: string,
+  id: number,
+  domain: string,
+  recipient: string,
+  subject: string,
+): string {
+  const token = signToken(secret, 'message-id', `${id}\n${recipient}\n${subject}`)
   return `<${id}.${token.slice(token.indexOf('.') + 1)}@${domain}>`
 }
 
@@ -109,7 +118,7 @@ export function composeMessage(ctx: LinkCtx, c: MessageContent): ComposedMessage
     subject: c.subject,
     headers,
     returnPath: verpAddress(ctx.linkSecret, `m${c.messageId}`, c.bounceDomain),
-    messageId: messageIdHeader(ctx.linkSecret, c.messageId, c.bounceDomain),
+    messageId: messageIdHeader(ctx.linkSecret, c.messageId, c.bounceDomain, c.to.address, c.subject),
   }
   if (c.cc?.length) mail.cc = c.cc
   if (c.bcc?.length) mail.bcc = c.bcc

@@ -76,7 +76,12 @@ describe('debug request log', async () => {
     // `/%75/<token>` is served as the unsubscribe page, `/t/%63/<token>` as a click.
     assert.equal(loggablePath('/%75/abcdefghijkl'), '/u/abcdef…')
     assert.equal(loggablePath('/t/%63/abcdefghijkl.0'), '/t/c/abcdef…')
+    // A malformed escape elsewhere does not leave the rest undecoded; reserved characters stay encoded.
+    assert.equal(loggablePath('/%75/abcdefghijkl/%E0%A4%A'), '/u/abcdef…/%E0%A4%A')
     assert.equal(loggablePath('/%E0%A4%A/abcdefghijkl'), '/%E0%A4%A/abcdefghijkl')
+    assert.equal(loggablePath('/a%2Fb'), '/a%2Fb')
+    assert.equal(loggablePath('/lists?k%65y=secret'), '/lists?key=…')
+    assert.equal(loggablePath('/lists?key[]=secret'), '/lists?key[]=…')
     assert.equal(loggablePath('/lists?key=secret-key&page=2'), '/lists?key=…&page=2')
     assert.equal(loggablePath('/lists?page=2&API_KEY=secret'), '/lists?page=2&API_KEY=…')
     assert.equal(loggablePath('/lists?monkey=1'), '/lists?monkey=1')

@@ -26,6 +26,17 @@ export function literalAddress(url: URL): string | undefined {
 }
 
 /**
+ * The 422 message for a URL a customer saves (webhook, webhook node, feed) that names a private, loopback or
+ * link-local host outright, unless private networks are allowed (ALLOW_PRIVATE_NETWORK); undefined when it may be
+ * saved. Only the obvious is caught here: names are judged again on the address dialled (outbound.ts).
+ */
+export function privateTargetError(url: URL, allowPrivateNetwork: boolean): string | undefined {
+  return !allowPrivateNetwork && forbiddenHostReason(url)
+    ? 'The url must not point to a private, loopback or link-local address'
+    : undefined
+}
+
+/**
  * Why the URL's host is refused without asking DNS: an IP literal in a forbidden range, or a `localhost`
  * name. Names are judged again, for real, on the address actually dialled (see outbound.ts).
  */

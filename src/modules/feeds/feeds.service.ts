@@ -4,7 +4,7 @@ import { lastPage, toPage } from '../../core/db/pagination.js'
 import type { AuthAccount } from '../../core/http/auth.js'
 import { fieldError, HttpError, notFound, planRestricted } from '../../core/http/errors.js'
 import { sqlDateTime } from '../../core/http/formats.js'
-import { forbiddenHostReason, parseOutboundUrl } from '../../core/net/outbound-url.js'
+import { parseOutboundUrl, privateTargetError } from '../../core/net/outbound-url.js'
 import { itemLimitReason } from './feed-refresh.js'
 import { nextAutoRefresh, staleRefreshBefore } from './feed-schedule.js'
 import { queueRefresh } from './feeds.jobs.js'
@@ -67,8 +67,8 @@ export function createFeedService(ctx: Ctx) {
       const parsed = parseOutboundUrl(body.url.trim())
       if ('error' in parsed) throw fieldError('url', parsed.error)
       // Names are judged again at every download, on the address dialled; this only catches the obvious.
-      if (!ctx.config.allowPrivateNetwork && forbiddenHostReason(parsed.url))
-        throw fieldError('url', 'The url must not point to a private, loopback or link-local address')
+      const privateTarget = privateTargetError(parsed.url, ctx.config.allowPrivateNetwork)
+      if (privateTarget) throw fieldError('url', privateTarget)
       const name = body.name.trim()
       if (!name) throw fieldError('name', 'The name field is required.')
       const now = ctx.clock.now()

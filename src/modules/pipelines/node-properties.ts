@@ -1,6 +1,6 @@
 import type { FieldErrorBag } from '../../core/http/errors.js'
 import { isValidEmail } from '../../core/http/email.js'
-import { forbiddenHostReason, parseOutboundUrl } from '../../core/net/outbound-url.js'
+import { parseOutboundUrl, privateTargetError } from '../../core/net/outbound-url.js'
 import { parseCondition, walkCondition } from '../segments/index.js'
 import { parseEditFields } from '../subscribers/index.js'
 import type { Condition, Duration, NodeType, PipelineNode, TimeUnit } from './pipeline-graph.js'
@@ -221,9 +221,11 @@ export function parseProperties(
         // The form, and an address or `localhost` named outright, as the account webhook's URL is checked; a
         // name is judged at call time (outbound.ts), on the address dialled, since DNS answers change.
         const parsed = parseOutboundUrl(url)
-        if ('error' in parsed) bag.add(at('url'), `${parsed.error}.`)
-        else if (opts.allowPrivateNetwork === false && !opts.stored && forbiddenHostReason(parsed.url))
-          bag.add(at('url'), 'The url must not point to a private, loopback or link-local address.')
+        const error =
+          'error' in parsed
+            ? parsed.error
+            : !opts.stored && privateTargetError(parsed.url, opts.allowPrivateNetwork !== false)
+        if (error) bag.add(at('url'), `${error}.`)
         p.url = url
       }
       if (input.method !== undefined && input.method !== null) {

@@ -371,12 +371,12 @@ describe('checkPipelineShape', () => {
       ]) {
         const b = base()
         props(b, 'wh').url = url
-        const r = checkPipelineShape(b, false, false)
+        const r = checkPipelineShape(b, { allowPrivateNetwork: false })
         assert.ok(!r.ok && r.errors['actions.9.properties.url'], url)
-        assert.ok(checkPipelineShape(b, false, true).ok, url)
+        assert.ok(checkPipelineShape(b, { allowPrivateNetwork: true }).ok, url)
       }
       // A name is judged when the call is made, on the address dialled.
-      assert.ok(checkPipelineShape(base(), false, false).ok)
+      assert.ok(checkPipelineShape(base(), { allowPrivateNetwork: false }).ok)
     })
 
     it('takes numeric strings and normalises text', () => {

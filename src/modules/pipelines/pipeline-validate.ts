@@ -218,14 +218,10 @@ function checkMailRefs(bag: FieldErrorBag, nodes: PipelineNode[], refs: NodeRefs
 
 /**
  * Everything that needs no database; the references to check there come back with the result.
- * `storedActions`: the actions are the stored ones (a partial PUT without them), as they were saved.
- * `allowPrivateNetwork` false: webhook nodes may not name private addresses (ParseOptions).
+ * `opts.stored`: the actions are the stored ones (a partial PUT without them), as they were saved;
+ * `opts.allowPrivateNetwork` false: webhook nodes may not name private addresses (ParseOptions).
  */
-export function checkPipelineShape(
-  input: unknown,
-  storedActions = false,
-  allowPrivateNetwork = true,
-): ShapeResult {
+export function checkPipelineShape(input: unknown, opts: ParseOptions = {}): ShapeResult {
   const bag = new FieldErrorBag()
   const nodeRefs = emptyRefs()
   const body = isObject(input) ? input : {}
@@ -235,7 +231,7 @@ export function checkPipelineShape(
   const status = oneOf(bag, body.status, 'status', PIPELINE_STATUSES, 'active')
   const reentry = oneOf(bag, body.reentry, 'reentry', REENTRIES, 'once')
   const trigger = parseTrigger(bag, body.trigger)
-  const actions = parseNodes(bag, nodeRefs, body.actions, { stored: storedActions, allowPrivateNetwork })
+  const actions = parseNodes(bag, nodeRefs, body.actions, opts)
   let start: string | undefined
   if (body.start === undefined || body.start === null) start = actions?.[0]?.id
   else {
@@ -295,9 +291,9 @@ export async function validatePipeline(
   input: unknown,
   lookup: RefLookup,
   given?: ReadonlySet<string>,
-  allowPrivateNetwork = true,
+  opts: Pick<ParseOptions, 'allowPrivateNetwork'> = {},
 ): Promise<ValidationResult> {
-  const shape = checkPipelineShape(input, given !== undefined && !given.has('actions'), allowPrivateNetwork)
+  const shape = checkPipelineShape(input, { ...opts, stored: given !== undefined && !given.has('actions') })
   const bag = new FieldErrorBag()
   if (!shape.ok) for (const [p, msgs] of Object.entries(shape.errors)) for (const m of msgs) bag.add(p, m)
   const checked = (uses: RefUse[]) => (given ? uses.filter((u) => given.has(u.path.split('.')[0]!)) : uses)

@@ -39,7 +39,9 @@ async function requireValid(
   body: unknown,
   given?: ReadonlySet<string>,
 ): Promise<ValidPipeline> {
-  const r = await validatePipeline(body, lookupFor(ctx, accountId), given, ctx.config.allowPrivateNetwork)
+  const r = await validatePipeline(body, lookupFor(ctx, accountId), given, {
+    allowPrivateNetwork: ctx.config.allowPrivateNetwork,
+  })
   if (!r.ok) throw validationFailed(r.errors)
   return r.pipeline
 }

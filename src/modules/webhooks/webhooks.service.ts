@@ -1,6 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import { fieldError } from '../../core/http/errors.js'
-import { forbiddenHostReason, parseOutboundUrl } from '../../core/net/outbound-url.js'
+import { parseOutboundUrl, privateTargetError } from '../../core/net/outbound-url.js'
 import { newWebhookSecret } from './webhook-signature.js'
 import * as repo from './webhooks.repo.js'
 import { retriedTransaction } from '../../core/db/retry.js'
@@ -12,8 +12,8 @@ export function createWebhookService(ctx: Pick<AppContext, 'db' | 'clock' | 'con
       const parsed = parseOutboundUrl(rawUrl.trim())
       if ('error' in parsed) throw fieldError('url', parsed.error)
       // Names are judged again on every delivery, on the address dialled; this only catches the obvious.
-      if (!ctx.config.allowPrivateNetwork && forbiddenHostReason(parsed.url))
-        throw fieldError('url', 'The url must not point to a private, loopback or link-local address')
+      const privateTarget = privateTargetError(parsed.url, ctx.config.allowPrivateNetwork)
+      if (privateTarget) throw fieldError('url', privateTarget)
       await repo.upsertWebhook(ctx.db, accountId, parsed.url.href, newWebhookSecret(), ctx.clock.now())
       return { success: true }
     },

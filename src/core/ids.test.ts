@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { createHmac, randomBytes } from 'node:crypto'
 import { test } from 'node:test'
-import { hmacSha256, signToken, verifyToken } from './ids.js'
+import { hmacSha256, signToken, tokenMac, verifyToken } from './ids.js'
 
 test('hmacSha256 gives what createHmac gives: short, block-long, long and non-ASCII secrets and messages', () => {
   const secrets = ['', 'k', randomBytes(32).toString('base64url'), 'x'.repeat(64), 'y'.repeat(65), 'klíč']
@@ -38,4 +38,13 @@ test('tokens signed again come from the cache as signed: each for its own secret
     assert.equal(verifyToken(s, 'open', first[i * 2 + 1]!), '7.1')
     assert.equal(verifyToken(s, 'open', first[i * 2]!), null)
   })
+})
+
+test("tokenMac is the MAC part of signToken's token for the same payload, non-ASCII too", () => {
+  const secret = randomBytes(32).toString('base64url')
+  for (const payload of ['42\neva@example.com\nHello', '7\nadam@example.com\nŽluťoučký kůň'])
+    assert.equal(
+      tokenMac(secret, 'message-id', payload),
+      signToken(secret, 'message-id', payload).split('.')[1],
+    )
 })

@@ -30,6 +30,15 @@ export function signToken(secret: string, purpose: string, payload: string): str
 }
 
 /**
+ * The MAC part of signToken's token for `payload`, neither cached nor joined to the payload: for a value signed
+ * once and never verified as a token (a Message-ID: every message's payload differs, so signToken's cache of
+ * recent tokens would only churn, on the send path).
+ */
+export function tokenMac(secret: string, purpose: string, payload: string): string {
+  return mac(secret, purpose, Buffer.from(payload, 'utf8').toString('base64url'))
+}
+
+/**
  * The last tokens signed, by secret, purpose and payload: one campaign message signs each of its links in the
  * HTML, again in the text part, and its unsubscribe token in two headers and the body, so about half its HMACs
  * are repeats. A few messages' worth; a token is a pure function of its inputs, so a cached one is the one

@@ -1,6 +1,6 @@
 // Pure mail code, in core so that the campaign signing threads compose without loading the messages module (and
 // through it the database side of sending); issue 11.
-import { signToken } from '../ids.js'
+import { tokenMac } from '../ids.js'
 import type { DkimKey, MailAddress, OutgoingMail } from './mailer.js'
 import { escapeHtml } from './merge-tags.js'
 import { htmlToTextPart } from './text-part.js'
@@ -88,8 +88,7 @@ export function messageIdHeader(
   recipient: string,
   subject: string,
 ): string {
-  const token = signToken(secret, 'message-id', `${id}\n${recipient}\n${subject}`)
-  return `<${id}.${token.slice(token.indexOf('.') + 1)}@${domain}>`
+  return `<${id}.${tokenMac(secret, 'message-id', `${id}\n${recipient}\n${subject}`)}@${domain}>`
 }
 
 /** Adds tracking, the VERP envelope, unsubscribe headers and the DKIM key to a rendered message. */

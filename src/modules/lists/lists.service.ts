@@ -10,6 +10,13 @@ type Ctx = Pick<AppContext, 'db' | 'clock'>
 /** The segments of a list as `GET /lists/{id}/segments` answers them (supplied by the segments module). */
 export type SegmentsOf = (accountId: number, listId: number) => Promise<Record<string, unknown>[]>
 
+/** The list's pages, by their wire and column names. */
+const PAGES = [
+  ['sub_success_page', 'subSuccessPage'],
+  ['sub_confirmed_page', 'subConfirmedPage'],
+  ['unsub_page', 'unsubPage'],
+] as const
+
 /**
  * The list's pages are where people are sent after signing up, confirming or unsubscribing (api.md: "string,
  * URL"): blank, or an absolute http(s) URL, `*|EMAIL|*` allowed in it. Anything else was stored and then never
@@ -26,12 +33,6 @@ function checkPages(input: ListInput, stored?: ListRow): void {
   }
   bag.throwIfAny()
 }
-
-const PAGES = [
-  ['sub_success_page', 'subSuccessPage'],
-  ['sub_confirmed_page', 'subConfirmedPage'],
-  ['unsub_page', 'unsubPage'],
-] as const
 
 function toColumns(input: ListInput): Partial<repo.NewList> {
   const out: Partial<repo.NewList> = {}

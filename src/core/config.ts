@@ -35,6 +35,8 @@ export interface Config {
   sendThreads: number
   /** How long a sender's claim on ledger rows lasts; rows of a crashed sender are sent again after it. */
   sendLeaseSeconds: number
+  /** Senders mark themselves alive with a session lock, so a dead one's claimed mail need not wait the lease. */
+  sendClaimLocks: boolean
   /**
    * Mail with a body row (transactional, confirmation, automation) that the relay itself has failed (down,
    * login refused) is tried every minute; once it was queued this many hours ago, the next failure gives it up
@@ -183,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     sendThreads: int(env, 'SEND_THREADS', 2),
     sendLeaseSeconds: int(env, 'SEND_LEASE_SECONDS', 60, 1),
+    sendClaimLocks: flag(env, 'SEND_CLAIM_LOCKS', true),
     relayGiveUpHours: int(env, 'RELAY_GIVE_UP_HOURS', 120),
     smtpConnections: int(env, 'SMTP_CONNECTIONS', 10, 1),
     feedMaxBytes: int(env, 'FEED_MAX_BYTES', 200 * 1024 * 1024, 1024),

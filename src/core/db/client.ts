@@ -42,7 +42,22 @@ export interface DbHandle {
    * schema set-up at start (pg-boss's), whose own guard lets processes starting together fail each other.
    */
   underMigrationLock<T>(fn: () => Promise<T>): Promise<T>
+  /**
+   * Takes the session advisory lock (`space`, `key`) if free, on a connection of its own that holds it for as
+   * long as this process lives (PGlite: its one connection). 'taken' when another session holds it; 'pooled'
+   * when PostgreSQL is reached through a pooler (`preparedStatements: false`, or a server session whose client
+   * port is not this connection's), where a session may outlive its client or end under a living one.
+   */
+  sessionLock(space: number, key: number): Promise<SessionLock | 'taken' | 'pooled'>
   close(): Promise<void>
+}
+
+/** A session advisory lock held by this process, as long as `lost` is false. */
+export interface SessionLock {
+  /** True once the connection holding it has gone (its server ended it, the network failed): the lock is free. */
+  readonly lost: boolean
+  /** Side effect: frees the lock and closes its connection. */
+  release(): Promise<void>
 }
 
 export interface OpenOptions {
@@ -100,6 +115,24 @@ export function wrapPglite(client: PGlite, lock?: DataDirLock): DbHandle {
     async migrate(folder) {
       await migratePglite(drizzlePglite(client), { migrationsFolder: folder })
     },
+    async sessionLock(space, key) {
+      // One session for every taker in the process: PostgreSQL would grant it the same lock again, so one held is
+      // taken.
+      const r = await client.query<{ ok: boolean }>(
+        `SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1::int::oid
+                                    AND objid = $2::int::oid AND objsubid = 2)
+                THEN false ELSE pg_try_advisory_lock($1, $2) END AS ok`,
+        [space, key],
+      )
+      if (!r.rows[0]?.ok) return 'taken'
+      // The one connection lives as long as the database is open: the lock is lost only with the process.
+      return {
+        lost: false,
+        release: async () => {
+          if (!client.closed) await client.query('SELECT pg_advisory_unlock($1, $2)', [space, key])
+        },
+      }
+    },
     async close() {
       await client.close()
       lock?.release()
@@ -122,6 +155,7 @@ function openPostgres(url: string, max: number, named: boolean): DbHandle {
   }
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined)
+  const sessionLocks = new Set<HeldSessionLock>()
   const plainQuery = retryConflictsOutsideTransactions(pool)
   const db = drizzlePg(pool) as unknown as Db
   return {
@@ -139,10 +173,87 @@ function openPostgres(url: string, max: number, named: boolean): DbHandle {
     },
     migrate: (folder) => locked((conn) => migratePg(drizzlePg(conn), { migrationsFolder: folder })),
     underMigrationLock: (fn) => locked(fn),
+    async sessionLock(space, key) {
+      if (!named) return 'pooled'
+      const lock = await holdSessionLock(url, space, key)
+      if (typeof lock === 'object') {
+        sessionLocks.add(lock)
+        lock.closed.finally(() => sessionLocks.delete(lock)).catch(() => undefined)
+      }
+      return lock
+    },
     async close() {
+      await Promise.all([...sessionLocks].map((l) => l.release()))
       await pool.end()
     },
   }
+}
+
+const SESSION_LOCK_KEEPALIVE_MS = 20_000
+
+interface HeldSessionLock extends SessionLock {
+  /** Settles when the lock's connection has closed, for whatever reason. */
+  closed: Promise<void>
+}
+
+/**
+ * A session lock on a client outside the pool: a pooled client goes back to the pool and is closed when idle,
+ * and with it the lock. Over TCP, the server session must see this connection's own port as its client's: a
+ * pooler in between (PgBouncer in transaction mode) keeps the lock on a server connection of its own, held after
+ * this process dies and dropped when the pooler recycles it while this process lives. A Unix socket cannot be
+ * told apart (README: SEND_CLAIM_LOCKS).
+ */
+async function holdSessionLock(
+  url: string,
+  space: number,
+  key: number,
+): Promise<HeldSessionLock | 'taken' | 'pooled'> {
+  const client = new pg.Client({ connectionString: url })
+  let lost = false
+  let ended: () => void = () => undefined
+  const closed = new Promise<void>((resolve) => (ended = resolve))
+  const gone = () => {
+    lost = true
+    ended()
+  }
+  // A connection that fails while idle must not crash the process: the lock is simply gone.
+  client.on('error', gone)
+  client.on('end', gone)
+  try {
+    await client.connect()
+    const stream = client.connection.stream as { localPort?: number }
+    const [seen] = (await client.query<{ port: number | null }>('SELECT inet_client_port() AS port')).rows
+    if (seen?.port != null && seen.port !== stream.localPort) {
+      await client.end().catch(() => undefined)
+      return 'pooled'
+    }
+    const r = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [space, key])
+    if (r.rows[0]?.ok) {
+      // A server with idle_session_timeout would end an idle session, and its lock with it, under a living
+      // process; a statement now and then keeps it busy (and finds a dead connection sooner).
+      const keepAlive = setInterval(
+        () => void client.query('SELECT 1').catch(gone),
+        SESSION_LOCK_KEEPALIVE_MS,
+      )
+      keepAlive.unref()
+      void closed.then(() => clearInterval(keepAlive))
+      return {
+        get lost() {
+          return lost
+        },
+        closed,
+        async release() {
+          if (!lost) await client.end().catch(() => undefined)
+          gone()
+        },
+      }
+    }
+  } catch (err) {
+    await client.end().catch(() => undefined)
+    throw err
+  }
+  await client.end().catch(() => undefined)
+  return 'taken'
 }
 
 type PlainQuery = (text: string, values?: unknown[]) => Promise<pg.QueryResult | pg.QueryResult[]>

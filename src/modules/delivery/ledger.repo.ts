@@ -3,6 +3,7 @@ import type { DbHandle, Executor } from '../../core/db/client.js'
 import { queryPrepared, queryRows, queryRowsOn } from '../../core/db/sql.js'
 import { counterIncrementsSql } from '../events/index.js'
 import { contactMergeColumns, type ContactForMerge } from '../messages/index.js'
+import { CLAIMER_LOCK_SPACE } from './claimer.js'
 
 const iso = (d: Date) => d.toISOString()
 /** `id IN (...)` for a list of message ids, as one JSON parameter (one statement shape whatever the count). */
@@ -76,7 +77,7 @@ const scopeWhere = (scope: ClaimScope) =>
 /**
  * Side effect: claims up to `limit` queued ledger rows of the scope for this sender until `until` (status 4),
  * skipping rows another sender holds. `afterId` keeps a sender walking forward through the ledger instead of
- * re-reading rows already claimed.
+ * re-reading rows already claimed. `claimer`: the sender's lock number (claimer.ts), or null for the lease alone.
  */
 export function claimQueued(
   handle: DbHandle,
@@ -84,6 +85,7 @@ export function claimQueued(
   afterId: number,
   limit: number,
   until: Date,
+  claimer: number | null = null,
 ): Promise<ClaimedRow[]> {
   return claimPicked(
     handle,
@@ -91,15 +93,26 @@ export function claimQueued(
         WHERE m.status = 0 AND m.id > ${afterId} AND ${scopeWhere(scope)}
         ORDER BY m.id LIMIT ${limit}
         FOR UPDATE OF m SKIP LOCKED`,
-    sql`status = 4, claimed_until = ${iso(until)}::timestamptz`,
+    sql`status = 4, claimed_until = ${iso(until)}::timestamptz, claimed_by = ${claimer}::int`,
     !('bodies' in scope),
   )
 }
 
 /**
- * Side effect: claims rows whose claim ran out (their sender died, or the relay deferred them and their
- * retry time came), as claimQueued does. `held` are rows this process is relaying still (a renewal held up
- * behind a busy database let their lease run out): they are neither claimed nor counted against the limit.
+ * A claimed row's sender is gone: the session lock its number names is held by no session of this database
+ * (claimer.ts). Read only for claimed rows of the scope, when a sender has nothing queued to claim.
+ */
+const claimerGone = sql`(m.claimed_by IS NOT NULL AND NOT EXISTS (
+  SELECT 1 FROM pg_locks l
+  WHERE l.locktype = 'advisory' AND l.classid = ${CLAIMER_LOCK_SPACE}::int::oid AND l.objsubid = 2
+    AND l.objid = m.claimed_by::oid AND l.granted
+    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())))`
+
+/**
+ * Side effect: claims rows whose claim ran out (the relay deferred them and their retry time came, or their
+ * sender died: its lock is gone, or the lease ran out), as claimQueued does. `held` are rows this process is
+ * relaying still (a renewal held up behind a busy database let their lease run out): they are neither claimed
+ * nor counted against the limit.
  */
 export function claimExpired(
   handle: DbHandle,
@@ -108,15 +121,17 @@ export function claimExpired(
   limit: number,
   until: Date,
   held: readonly number[] = [],
+  claimer: number | null = null,
 ): Promise<ClaimedRow[]> {
   const notHeld = held.length ? sql`AND NOT ${idIn(held, sql`m.id`)}` : sql``
   return claimPicked(
     handle,
     sql`SELECT m.id FROM messages m
-        WHERE m.status = 4 AND m.claimed_until < ${iso(now)}::timestamptz AND ${scopeWhere(scope)} ${notHeld}
+        WHERE m.status = 4 AND (m.claimed_until < ${iso(now)}::timestamptz OR ${claimerGone})
+          AND ${scopeWhere(scope)} ${notHeld}
         ORDER BY m.id LIMIT ${limit}
         FOR UPDATE OF m SKIP LOCKED`,
-    sql`claimed_until = ${iso(until)}::timestamptz`,
+    sql`claimed_until = ${iso(until)}::timestamptz, claimed_by = ${claimer}::int`,
     !('bodies' in scope),
   )
 }
@@ -228,6 +243,8 @@ export async function deferClaimed(
           UPDATE messages SET
             status = CASE WHEN ${stale} THEN 2 ELSE status END,
             claimed_until = CASE WHEN ${stale} THEN NULL ELSE ${iso(retryAt)}::timestamptz END,
+            -- A deferred row waits for its time, whoever deferred it: no sender's death frees it sooner.
+            claimed_by = NULL,
             sent_at = CASE WHEN ${stale} THEN ${at} ELSE sent_at END,
             error = CASE WHEN ${stale} THEN ${given} ELSE ${error.slice(0, 1000)} END
           WHERE status = 4 AND ${idIn(ids)}
@@ -241,7 +258,7 @@ export async function deferClaimed(
 export async function releaseClaimed(ex: Executor, ids: number[]): Promise<void> {
   if (ids.length === 0) return
   await ex.execute(
-    sql`UPDATE messages SET status = 0, claimed_until = NULL
+    sql`UPDATE messages SET status = 0, claimed_until = NULL, claimed_by = NULL
         WHERE status = 4 AND ${idIn(ids)}`,
   )
 }

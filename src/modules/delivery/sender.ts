@@ -5,6 +5,7 @@ import type { MergeValue } from '../../core/mail/merge-tags.js'
 import type { BodyContent, BodyRecipient } from './body-render.js'
 import { bodyContent, bodyRecipient, bodyTemplates } from './body-content.js'
 import { findBodies } from './bodies.repo.js'
+import { startClaimer } from './claimer.js'
 import { bodyContentKey, contentKey } from './content-key.js'
 import {
   claimExpired,
@@ -168,7 +169,8 @@ interface Failure {
  * The one sender of a worker process, for every kind of mail. Each batch is claimed from the ledger (status 4,
  * with a lease), composed and signed on threads, handed to the relay, and marked as the relay accepts it
  * (one statement per group, with the `send` events and counters); a crash leaves the claimed rows to be sent
- * again when the lease runs out, so nothing is skipped and at most one batch is sent twice.
+ * again as soon as the dead sender's lock is free (claimer.ts), or else when the lease runs out, so nothing is
+ * skipped and at most the batches in hand are sent twice.
  *
  * Fair share: a round sends one batch of mail with a body row (transactional, confirmation, automation,
  * campaign test copies, oldest first) before each sending campaign's batch, and one more when no campaign sends. However big a
@@ -195,10 +197,21 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   const inHand = new Map<number, number>()
 
   const leaseEnd = () => new Date(ctx.clock.now().getTime() + leaseMs)
+  // A killed sender's rows go out as soon as its lock is free, not a lease later (claimer.ts).
+  const claimer = startClaimer(ctx.dbHandle, {
+    enabled: ctx.config.sendClaimLocks,
+    onError: (err) =>
+      ctx.log.warn({ err }, 'no sender lock: after a crash, its claimed mail waits the lease'),
+    onPooled: () =>
+      ctx.log.info(
+        'a pooler stands before PostgreSQL: after a crash, a sender’s claimed mail waits the lease',
+      ),
+  })
 
   async function claim(limit: number, name: string, scope: ClaimScope): Promise<ClaimedRow[]> {
     const cursor = cursors.get(name) ?? 0
-    const queued = await claimQueued(ctx.dbHandle, scope, cursor, limit, leaseEnd())
+    const by = await claimer.current()
+    const queued = await claimQueued(ctx.dbHandle, scope, cursor, limit, leaseEnd(), by)
     if (queued.length) {
       // Lanes claim side by side: the cursor only moves on (rows below it are taken or skipped anyway).
       cursors.set(name, Math.max(cursors.get(name) ?? 0, queued[queued.length - 1]!.id))
@@ -207,7 +220,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     // Only the held rows this scope could claim: a campaign's in the bodies lane would ride along for nothing.
     const campaignId = 'bodies' in scope ? 0 : scope.campaignId
     const held = [...inHand].filter(([, c]) => c === campaignId).map(([id]) => id)
-    const expired = await claimExpired(ctx.dbHandle, scope, ctx.clock.now(), limit, leaseEnd(), held)
+    const expired = await claimExpired(ctx.dbHandle, scope, ctx.clock.now(), limit, leaseEnd(), held, by)
     if (expired.length) return expired
     // Rows behind the cursor can be queued again (a claim that rolled back): walk from the start.
     if (cursor > 0 && (await hasQueued(ctx.db, scope))) cursors.set(name, 0)
@@ -605,7 +618,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       for (const done of [...resting]) done()
       await loop
       senders.delete(sender)
-      await signer.close()
+      await Promise.all([signer.close(), claimer.release()])
     },
     // Tests drive one round at a time, over the whole batch size.
     runOnce: () => runOnce({ batchSize, more: false, woken: false }),

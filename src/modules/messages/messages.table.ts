@@ -43,6 +43,12 @@ export const messages = pgTable(
     status: smallint('status').notNull().default(0),
     /** The lease of a claimed row (status 4): past it, a crashed sender's rows are claimed again. */
     claimedUntil: timestamp('claimed_until', { withTimezone: true }),
+    /**
+     * The sender process holding a claimed row (status 4), by the number of the session lock it holds while it
+     * lives (delivery/claimer.ts): a row whose sender's lock is gone is claimed again at once, without waiting for
+     * the lease. Null where only the lease tells (a deferred row waiting for its retry, a pooled connection).
+     */
+    claimedBy: integer('claimed_by'),
     smtpMessageId: text('smtp_message_id'),
     trackOpens: boolean('track_opens').notNull().default(true),
     trackClicks: boolean('track_clicks').notNull().default(true),

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict'
+import net from 'node:net'
+import { after, describe, it } from 'node:test'
+import { createTestDatabase, testDbKind } from '../../../test/helpers/databases.js'
+import { openDatabase } from './client.js'
+
+const SPACE = 7_200_399
+/** PGlite's one connection lives as long as the database and nothing can stand between it and its client. */
+const connectionsOfTheirOwn =
+  testDbKind() === 'postgres' ? false : 'PostgreSQL only: PGlite has no connection to end or to pool'
+
+describe('session locks', async () => {
+  const db = await createTestDatabase()
+  after(async () => {
+    await db.handle.close()
+    await db.drop()
+  })
+
+  it('are held until released: taken for anyone else meanwhile, free again after', async () => {
+    const first = await db.handle.sessionLock(SPACE, 1)
+    assert.ok(typeof first === 'object', String(first))
+    assert.equal(first.lost, false)
+    assert.equal(await db.handle.sessionLock(SPACE, 1), 'taken')
+    await first.release()
+    const again = await db.handle.sessionLock(SPACE, 1)
+    assert.ok(typeof again === 'object', String(again))
+    await again.release()
+  })
+
+  it(
+    'are lost when the server ends their connection, and free then',
+    { skip: connectionsOfTheirOwn },
+    async () => {
+      const lock = await db.handle.sessionLock(SPACE, 2)
+      assert.ok(typeof lock === 'object', String(lock))
+      await db.handle.executeSql(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks
+       WHERE locktype = 'advisory' AND classid = ${SPACE} AND objid = 2 AND objsubid = 2`,
+      )
+      for (let i = 0; i < 100 && !lock.lost; i++) await new Promise((r) => setTimeout(r, 20))
+      assert.equal(lock.lost, true)
+      const again = await db.handle.sessionLock(SPACE, 2)
+      assert.ok(typeof again === 'object', String(again))
+      await again.release()
+    },
+  )
+
+  it(
+    'are refused through a pooler: one in between, or unnamed statements',
+    { skip: connectionsOfTheirOwn },
+    async () => {
+      // A pass-through proxy, as a pooler is: the server's session sees the proxy's port, not this client's.
+      const target = new URL(db.url!)
+      const host = decodeURIComponent(target.hostname) || '127.0.0.1'
+      const port = Number(target.port || 5432)
+      const proxy = net.createServer((inbound) => {
+        const outbound = host.startsWith('/')
+          ? net.connect(`${host}/.s.PGSQL.${port}`)
+          : net.connect(port, host)
+        inbound.pipe(outbound).pipe(inbound)
+        inbound.on('error', () => outbound.destroy())
+        outbound.on('error', () => inbound.destroy())
+      })
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+      const proxied = new URL(db.url!)
+      proxied.hostname = '127.0.0.1'
+      proxied.port = String((proxy.address() as net.AddressInfo).port)
+      proxied.searchParams.delete('host')
+      const behind = await openDatabase({ databaseUrl: proxied.toString() })
+      const unnamed = await openDatabase({ databaseUrl: db.url, preparedStatements: false })
+      try {
+        assert.equal(await behind.sessionLock(SPACE, 3), 'pooled')
+        assert.equal(await unnamed.sessionLock(SPACE, 3), 'pooled')
+        const direct = await db.handle.sessionLock(SPACE, 3)
+        assert.ok(typeof direct === 'object', `the number is still free: ${String(direct)}`)
+        await direct.release()
+      } finally {
+        await behind.close()
+        await unnamed.close()
+        proxy.close()
+      }
+    },
+  )
+})

@@ -1,0 +1,83 @@
+import { randomInt } from 'node:crypto'
+import type { DbHandle, SessionLock } from '../../core/db/client.js'
+
+/**
+ * The space of the session advisory locks that mark living senders (PostgreSQL's two-key form: this number, then
+ * the sender's). The ledger's claim of expired rows reads pg_locks for it (ledger.repo.ts, claimExpired).
+ */
+export const CLAIMER_LOCK_SPACE = 7_200_342
+/** Tries at a free number before claiming by the lease alone (two senders drawing one of 2^31 numbers is rare). */
+const TRIES = 3
+/** After a failed or lost lock, how long claims go by the lease alone before the next try. */
+const RETRY_MS = 5_000
+
+export interface Claimer {
+  /** The number to write in `claimed_by`, or null to claim by the lease alone. */
+  current(): Promise<number | null>
+  /** Side effect: frees the lock; the rows still claimed under it are free at once. */
+  release(): Promise<void>
+}
+
+/**
+ * Marks this sender as alive while it is, so that the rows it claims are freed the moment it dies instead of
+ * when their lease runs out: a random number held as a session lock. A killed process's connection closes
+ * with it and PostgreSQL frees the lock; on PGlite the lock goes with the process that owns the database, so
+ * after a restart the previous process's rows are free at once. Should the lock's connection be lost while the
+ * process lives, the rows it claimed may be claimed again by another sender (at most the batches in hand sent
+ * twice, as after a crash) and a new number is drawn.
+ */
+export function startClaimer(
+  handle: DbHandle,
+  opts: { enabled: boolean; onError: (err: unknown) => void; onPooled: () => void },
+): Claimer {
+  let held: { id: number; lock: SessionLock } | undefined
+  let pending: Promise<number | null> | undefined
+  // Wall time, not the app clock: this paces retries at a real database, it is not a wait of the domain.
+  let triedAt = -Infinity
+  /** Off for good: turned off, released, or behind a pooler that cannot keep a session's lock. */
+  let off = !opts.enabled
+
+  async function acquire(): Promise<number | null> {
+    triedAt = Date.now()
+    try {
+      for (let i = 0; i < TRIES; i++) {
+        const id = randomInt(1, 2 ** 31 - 1)
+        const lock = await handle.sessionLock(CLAIMER_LOCK_SPACE, id)
+        if (lock === 'taken') continue
+        if (lock === 'pooled') {
+          off = true
+          opts.onPooled()
+          return null
+        }
+        if (off) {
+          await lock.release()
+          return null
+        }
+        held = { id, lock }
+        return id
+      }
+    } catch (err) {
+      opts.onError(err)
+    }
+    return null
+  }
+
+  return {
+    current() {
+      if (held && !held.lock.lost) return Promise.resolve(held.id)
+      held = undefined
+      // Lanes ask side by side: one attempt serves them all, and a failed one is not repeated at every claim.
+      if (pending) return pending
+      if (off || Date.now() - triedAt < RETRY_MS) return Promise.resolve(null)
+      pending = acquire().finally(() => (pending = undefined))
+      return pending
+    },
+    async release() {
+      off = true
+      await pending
+      const lock = held?.lock
+      held = undefined
+      await lock?.release()
+    },
+  }
+}

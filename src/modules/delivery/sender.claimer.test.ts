@@ -1,0 +1,102 @@
+/** A dead sender's claimed rows go out as soon as its lock is free, not a lease later (claimer.ts). */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { sql } from 'drizzle-orm'
+import { startTestApp } from '../../../test/helpers/app.js'
+import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
+import { startCampaignSender } from '../../../test/helpers/sender.js'
+import { ManualClock } from '../../core/clock.js'
+import { queryRows } from '../../core/db/sql.js'
+import { addDomain, baseMessage } from '../transactional/transactional.test-helpers.js'
+import { CLAIMER_LOCK_SPACE, startClaimer } from './claimer.js'
+import { claimQueued } from './ledger.repo.js'
+
+const sink = await startSmtpSink()
+const delivered = () => sink.messages.flatMap((m) => m.envelopeTo).sort()
+
+describe('sender: rows of a sender whose lock is gone', async () => {
+  // The clock never moves: no lease runs out in this file, so only the locks can free a row.
+  const clock = new ManualClock(new Date('2026-12-03T10:00:00Z'))
+  const t = await startTestApp({ clock, worker: false, config: { smtpUrl: sink.url, sendThreads: 0 } })
+  const paid = await t.createAccount('paid')
+  await addDomain(t, paid.id, 'shop.example')
+  const sender = startCampaignSender(t.ctx, { loop: false, batchSize: 10 })
+  t.ctx.onClose(() => sender.stop())
+  const farLease = new Date(clock.now().getTime() + 3 * 86_400_000)
+
+  /** Queues one message to each address and claims them as another sender numbered `claimer` would. */
+  async function claimedBy(claimer: number, emails: string[]) {
+    const res = await t.req('POST', '/transactional/send-message', {
+      key: paid.key,
+      body: { message: baseMessage('orders@shop.example', { to: emails.map((email) => ({ email })) }) },
+    })
+    assert.equal(res.status, 200, res.text)
+    const rows = await claimQueued(t.ctx.dbHandle, { bodies: true }, 0, 100, farLease, claimer)
+    assert.deepEqual(rows.map((r) => r.email).sort(), [...emails].sort())
+  }
+  const statusOf = async (email: string) =>
+    (
+      await queryRows<{ status: number; claimed_by: number | null }>(
+        t.ctx.db,
+        sql`SELECT status, claimed_by FROM messages WHERE email = ${email}`,
+      )
+    )[0]
+
+  it('sends at once the rows of a number no session holds, and claims them under its own', async () => {
+    sink.messages.length = 0
+    await claimedBy(424_242, ['dead1@example.cz', 'dead2@example.cz'])
+    await sender.runOnce()
+    assert.deepEqual(delivered(), ['dead1@example.cz', 'dead2@example.cz'])
+    const row = await statusOf('dead1@example.cz')
+    assert.equal(row?.status, 1)
+    assert.notEqual(row?.claimed_by, 424_242, 'taken over under the sender’s own number')
+  })
+
+  it('leaves the rows of a living sender to it until its lock is released', async () => {
+    sink.messages.length = 0
+    const lock = await t.ctx.dbHandle.sessionLock(CLAIMER_LOCK_SPACE, 515_151)
+    assert.ok(typeof lock === 'object', `the number is free: ${String(lock)}`)
+    await claimedBy(515_151, ['alive@example.cz'])
+    for (let i = 0; i < 3; i++) await sender.runOnce()
+    assert.deepEqual(delivered(), [], 'a living sender’s row waits')
+    assert.deepEqual(await statusOf('alive@example.cz'), { status: 4, claimed_by: 515_151 })
+    await lock.release()
+    await sender.runOnce()
+    assert.deepEqual(delivered(), ['alive@example.cz'])
+  })
+
+  it('draws a number it holds until released, and none when turned off (SEND_CLAIM_LOCKS=0)', async () => {
+    const noop = () => undefined
+    const off = startClaimer(t.ctx.dbHandle, { enabled: false, onError: noop, onPooled: noop })
+    assert.equal(await off.current(), null)
+    const on = startClaimer(t.ctx.dbHandle, { enabled: true, onError: noop, onPooled: noop })
+    const id = await on.current()
+    assert.ok(id, 'a number')
+    assert.equal(await on.current(), id, 'the same while held')
+    assert.equal(await t.ctx.dbHandle.sessionLock(CLAIMER_LOCK_SPACE, id), 'taken')
+    await on.release()
+    assert.equal(await on.current(), null, 'none once released')
+    const freed = await t.ctx.dbHandle.sessionLock(CLAIMER_LOCK_SPACE, id)
+    assert.ok(typeof freed === 'object', 'its lock is free again')
+    await freed.release()
+  })
+
+  it('claims queued rows under a number it holds while it lives', async () => {
+    sink.messages.length = 0
+    const res = await t.req('POST', '/transactional/send-message', {
+      key: paid.key,
+      body: { message: baseMessage('orders@shop.example', { to: [{ email: 'own@example.cz' }] }) },
+    })
+    assert.equal(res.status, 200, res.text)
+    await sender.runOnce()
+    assert.deepEqual(delivered(), ['own@example.cz'])
+    const [row] = await queryRows<{ claimed_by: number | null; held: boolean }>(
+      t.ctx.db,
+      sql`SELECT m.claimed_by, EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory'
+            AND l.classid = ${CLAIMER_LOCK_SPACE}::int::oid AND l.objid = m.claimed_by::oid) AS held
+          FROM messages m WHERE m.email = 'own@example.cz'`,
+    )
+    assert.ok(row?.claimed_by, 'claimed under a number')
+    assert.equal(row.held, true, 'the number is this sender’s lock')
+  })
+})

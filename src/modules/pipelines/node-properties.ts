@@ -128,6 +128,8 @@ function headers(
  */
 export interface ParseOptions {
   stored?: boolean
+  /** The pipeline's stored nodes by id (an update): a node given with the same type and properties is `stored`. */
+  storedNodes?: ReadonlyMap<string, Pick<PipelineNode, 'type' | 'properties'>>
   allowPrivateNetwork?: boolean
 }
 

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import { FieldErrorBag, type FieldErrors } from '../../core/http/errors.js'
 import { checkCycles, checkReachable } from './graph-checks.js'
 import {
@@ -199,13 +200,28 @@ function parseNodes(
       )
       return
     }
-    const properties = parseProperties(bag, refs, type, raw.properties, `${at}.properties`, opts)
+    // A node sent back as it is stored (a client adding a node to a graph it read) keeps what earlier rules
+    // accepted, as on a PUT of other fields. The records it names are still looked up: a template deleted since
+    // is worth telling whoever is editing the graph.
+    const stored = id !== undefined && isStoredNode(opts.storedNodes?.get(id), type, raw.properties)
+    const properties = parseProperties(bag, refs, type, raw.properties, `${at}.properties`, {
+      ...opts,
+      stored: opts.stored || stored,
+    })
     if (!properties) return
     const next = parseNext(bag, { type, properties }, raw.next, `${at}.next`, known)
     if (id === undefined || next === undefined) return
     nodes.push({ id, type, properties, next })
   })
   return nodes.length === input.length ? nodes : undefined
+}
+
+function isStoredNode(
+  node: Pick<PipelineNode, 'type' | 'properties'> | undefined,
+  type: string,
+  properties: unknown,
+): boolean {
+  return node !== undefined && node.type === type && isDeepStrictEqual(node.properties, properties)
 }
 
 /** `opened`/`clicked` in a condition must name a mail node of this graph. */
@@ -291,7 +307,7 @@ export async function validatePipeline(
   input: unknown,
   lookup: RefLookup,
   given?: ReadonlySet<string>,
-  opts: Pick<ParseOptions, 'allowPrivateNetwork'> = {},
+  opts: Pick<ParseOptions, 'allowPrivateNetwork' | 'storedNodes'> = {},
 ): Promise<ValidationResult> {
   const shape = checkPipelineShape(input, { ...opts, stored: given !== undefined && !given.has('actions') })
   const bag = new FieldErrorBag()

@@ -172,7 +172,7 @@ describe('pipelines routes', async () => {
     assert.deepEqual(Object.keys(again.body.errors).sort(), ['actions.0.properties.template', 'list_id'])
   })
 
-  it('pauses a pipeline whose edit and webhook nodes were saved under earlier rules; a PUT of its actions checks them (a private webhook address too)', async () => {
+  it('pauses a pipeline whose edit and webhook nodes were saved under earlier rules; a PUT of its actions checks them (a private webhook address too), unless they come back unchanged', async () => {
     const hook = { url: 'https://hooks.example.com/x' }
     const flow: Body = {
       name: 'Old edit',
@@ -216,6 +216,32 @@ describe('pipelines routes', async () => {
       'actions.1.properties.headers.Webhook-Id',
       'actions.1.properties.url',
     ])
+    // Sent back as GET shows them, beside a node added after them, they are the stored nodes: not judged again.
+    const shown = (await t.req('GET', `/pipelines/${id}`)).body.actions as Body['actions']
+    const added = await t.req('PUT', `/pipelines/${id}`, {
+      body: {
+        actions: [
+          shown[0]!,
+          { ...shown[1]!, next: ['h2'] },
+          {
+            id: 'h2',
+            type: 'webhook',
+            properties: { name: 'Second', url: 'https://hooks.example.com/y' },
+            next: [],
+          },
+        ],
+      },
+    })
+    assert.equal(added.status, 200, added.text)
+    const saved = (await findPipeline(t.ctx.db, t.account.id, id))?.actions
+    assert.deepEqual(
+      saved?.map((n) => [n.id, n.properties.url ?? n.properties.fields]),
+      [
+        ['e1', stored],
+        ['h1', privateHook.url],
+        ['h2', 'https://hooks.example.com/y'],
+      ],
+    )
   })
 
   it('soft-deletes: later reads answer 404, the row stays', async () => {

@@ -37,10 +37,11 @@ async function requireValid(
   ctx: Ctx,
   accountId: number,
   body: unknown,
-  given?: ReadonlySet<string>,
+  update?: { given: ReadonlySet<string>; current: repo.PipelineRow },
 ): Promise<ValidPipeline> {
-  const r = await validatePipeline(body, lookupFor(ctx, accountId), given, {
+  const r = await validatePipeline(body, lookupFor(ctx, accountId), update?.given, {
     allowPrivateNetwork: ctx.config.allowPrivateNetwork,
+    storedNodes: update && new Map(update.current.actions.map((n) => [n.id, n])),
   })
   if (!r.ok) throw validationFailed(r.errors)
   return r.pipeline
@@ -86,7 +87,7 @@ export function createPipelineService(ctx: Ctx) {
       const merged: Record<string, unknown> = { ...bodyOf(current), ...body }
       // New actions without a start begin at their first node, as on create.
       if (body.actions !== undefined && body.start === undefined) delete merged.start
-      const p = await requireValid(ctx, accountId, merged, new Set(Object.keys(body)))
+      const p = await requireValid(ctx, accountId, merged, { given: new Set(Object.keys(body)), current })
       const row = await retryOnConflict(() => repo.updatePipeline(ctx.db, accountId, id, p, ctx.clock.now()))
       if (!row) throw pipelineNotFound()
       return toPipelineObject(row)

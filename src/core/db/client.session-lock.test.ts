@@ -35,7 +35,8 @@ describe('session locks', async () => {
       assert.ok(typeof lock === 'object', String(lock))
       await db.handle.executeSql(
         `SELECT pg_terminate_backend(pid) FROM pg_locks
-       WHERE locktype = 'advisory' AND classid = ${SPACE} AND objid = 2 AND objsubid = 2`,
+       WHERE locktype = 'advisory' AND classid = ${SPACE} AND objid = 2 AND objsubid = 2
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       )
       for (let i = 0; i < 100 && !lock.lost; i++) await new Promise((r) => setTimeout(r, 20))
       assert.equal(lock.lost, true)

@@ -56,6 +56,8 @@ export interface DbHandle {
 export interface SessionLock {
   /** True once the connection holding it has gone (its server ended it, the network failed): the lock is free. */
   readonly lost: boolean
+  /** True when it was lost because a pooler turned out to pass its statements to other sessions. */
+  readonly pooled: boolean
   /** Side effect: frees the lock and closes its connection. */
   release(): Promise<void>
 }
@@ -128,6 +130,7 @@ export function wrapPglite(client: PGlite, lock?: DataDirLock): DbHandle {
       // The one connection lives as long as the database is open: the lock is lost only with the process.
       return {
         lost: false,
+        pooled: false,
         release: async () => {
           if (!client.closed) await client.query('SELECT pg_advisory_unlock($1, $2)', [space, key])
         },
@@ -156,6 +159,7 @@ function openPostgres(url: string, max: number, named: boolean): DbHandle {
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined)
   const sessionLocks = new Set<HeldSessionLock>()
+  let closing = false
   const plainQuery = retryConflictsOutsideTransactions(pool)
   const db = drizzlePg(pool) as unknown as Db
   return {
@@ -175,6 +179,7 @@ function openPostgres(url: string, max: number, named: boolean): DbHandle {
     underMigrationLock: (fn) => locked(fn),
     async sessionLock(space, key) {
       if (!named) return 'pooled'
+      if (closing) throw new Error('the database is closed')
       const lock = await holdSessionLock(url, space, key)
       if (typeof lock === 'object') {
         sessionLocks.add(lock)
@@ -183,6 +188,7 @@ function openPostgres(url: string, max: number, named: boolean): DbHandle {
       return lock
     },
     async close() {
+      closing = true
       await Promise.all([...sessionLocks].map((l) => l.release()))
       await pool.end()
     },
@@ -190,6 +196,8 @@ function openPostgres(url: string, max: number, named: boolean): DbHandle {
 }
 
 const SESSION_LOCK_KEEPALIVE_MS = 20_000
+/** A lock's connection that cannot be opened in this long is given up (the caller claims by the lease). */
+const SESSION_LOCK_CONNECT_MS = 10_000
 
 interface HeldSessionLock extends SessionLock {
   /** Settles when the lock's connection has closed, for whatever reason. */
@@ -198,22 +206,32 @@ interface HeldSessionLock extends SessionLock {
 
 /**
  * A session lock on a client outside the pool: a pooled client goes back to the pool and is closed when idle,
- * and with it the lock. Over TCP, the server session must see this connection's own port as its client's: a
- * pooler in between (PgBouncer in transaction mode) keeps the lock on a server connection of its own, held after
- * this process dies and dropped when the pooler recycles it while this process lives. A Unix socket cannot be
- * told apart (README: SEND_CLAIM_LOCKS).
+ * and with it the lock. The server session must see this very connection as its client: a pooler in between
+ * (PgBouncer in transaction mode) keeps the lock on a server connection of its own, held after this process dies
+ * and dropped when the pooler recycles it while this process lives. So over TCP its client port must be this
+ * socket's, and a Unix socket must meet a Unix socket; the keepalive then checks that its statements still reach
+ * the session that took the lock (a pooler reached and reaching the server by Unix sockets is told only so, or
+ * by SEND_CLAIM_LOCKS=0: README).
  */
 async function holdSessionLock(
   url: string,
   space: number,
   key: number,
 ): Promise<HeldSessionLock | 'taken' | 'pooled'> {
-  const client = new pg.Client({ connectionString: url })
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: SESSION_LOCK_CONNECT_MS,
+    keepAlive: true,
+  })
   let lost = false
+  let pooled = false
   let ended: () => void = () => undefined
   const closed = new Promise<void>((resolve) => (ended = resolve))
+  /** The lock is gone (or no longer to be trusted): its connection is closed, so it is freed if still held. */
   const gone = () => {
+    if (lost) return
     lost = true
+    client.end().catch(() => undefined)
     ended()
   }
   // A connection that fails while idle must not crash the process: the lock is simply gone.
@@ -221,38 +239,53 @@ async function holdSessionLock(
   client.on('end', gone)
   try {
     await client.connect()
-    const stream = client.connection.stream as { localPort?: number }
-    const [seen] = (await client.query<{ port: number | null }>('SELECT inet_client_port() AS port')).rows
-    if (seen?.port != null && seen.port !== stream.localPort) {
-      await client.end().catch(() => undefined)
+    const local = (client.connection.stream as { localPort?: number }).localPort
+    const [seen] = (
+      await client.query<{ port: number | null; pid: number }>(
+        'SELECT inet_client_port() AS port, pg_backend_pid() AS pid',
+      )
+    ).rows
+    const port = seen?.port ?? undefined
+    if (port !== local) {
+      gone()
       return 'pooled'
     }
     const r = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [space, key])
     if (r.rows[0]?.ok) {
       // A server with idle_session_timeout would end an idle session, and its lock with it, under a living
-      // process; a statement now and then keeps it busy (and finds a dead connection sooner).
-      const keepAlive = setInterval(
-        () => void client.query('SELECT 1').catch(gone),
-        SESSION_LOCK_KEEPALIVE_MS,
-      )
+      // process: a statement now and then keeps it busy, finds a dead connection sooner, and finds a pooler
+      // that passes statements to other sessions.
+      const keepAlive = setInterval(() => {
+        client
+          .query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
+          .then((k) => {
+            if (k.rows[0]?.pid === seen?.pid) return
+            pooled = true
+            gone()
+          })
+          .catch(gone)
+      }, SESSION_LOCK_KEEPALIVE_MS)
       keepAlive.unref()
       void closed.then(() => clearInterval(keepAlive))
       return {
         get lost() {
           return lost
         },
+        get pooled() {
+          return pooled
+        },
         closed,
-        async release() {
+        release: async () => {
           if (!lost) await client.end().catch(() => undefined)
           gone()
         },
       }
     }
   } catch (err) {
-    await client.end().catch(() => undefined)
+    gone()
     throw err
   }
-  await client.end().catch(() => undefined)
+  gone()
   return 'taken'
 }
 

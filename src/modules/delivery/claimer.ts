@@ -3,13 +3,19 @@ import type { DbHandle, SessionLock } from '../../core/db/client.js'
 
 /**
  * The space of the session advisory locks that mark living senders (PostgreSQL's two-key form: this number, then
- * the sender's). The ledger's claim of expired rows reads pg_locks for it (ledger.repo.ts, claimExpired).
+ * the sender's). Negative: other two-key locks of the app put an id (always positive) first, and must never meet
+ * a sender's. The ledger's claim of expired rows reads pg_locks for it (ledger.repo.ts, claimExpired).
  */
-export const CLAIMER_LOCK_SPACE = 7_200_342
+export const CLAIMER_LOCK_SPACE = -7_200_342
 /** Tries at a free number before claiming by the lease alone (two senders drawing one of 2^31 numbers is rare). */
 const TRIES = 3
 /** After a failed or lost lock, how long claims go by the lease alone before the next try. */
 const RETRY_MS = 5_000
+/**
+ * How long a sender's first claim waits for its first lock: its first batch is then marked too, while a
+ * database that does not answer holds up no claim for longer (later tries are not waited for at all).
+ */
+const FIRST_WAIT_MS = 2_000
 
 export interface Claimer {
   /** The number to write in `claimed_by`, or null to claim by the lease alone. */
@@ -23,8 +29,8 @@ export interface Claimer {
  * when their lease runs out: a random number held as a session lock. A killed process's connection closes
  * with it and PostgreSQL frees the lock; on PGlite the lock goes with the process that owns the database, so
  * after a restart the previous process's rows are free at once. Should the lock's connection be lost while the
- * process lives, the rows it claimed may be claimed again by another sender (at most the batches in hand sent
- * twice, as after a crash) and a new number is drawn.
+ * process lives (PostgreSQL restarted), the rows it claimed may be claimed again by another sender (at most the
+ * batches in hand sent twice, as after a crash) and a new number is drawn.
  */
 export function startClaimer(
   handle: DbHandle,
@@ -32,10 +38,16 @@ export function startClaimer(
 ): Claimer {
   let held: { id: number; lock: SessionLock } | undefined
   let pending: Promise<number | null> | undefined
-  // Wall time, not the app clock: this paces retries at a real database, it is not a wait of the domain.
+  // Wall time, not the app clock: this paces tries at a real database, it is not a wait of the domain.
   let triedAt = -Infinity
+  let tried = false
   /** Off for good: turned off, released, or behind a pooler that cannot keep a session's lock. */
   let off = !opts.enabled
+
+  function pooled() {
+    off = true
+    opts.onPooled()
+  }
 
   async function acquire(): Promise<number | null> {
     triedAt = Date.now()
@@ -45,8 +57,7 @@ export function startClaimer(
         const lock = await handle.sessionLock(CLAIMER_LOCK_SPACE, id)
         if (lock === 'taken') continue
         if (lock === 'pooled') {
-          off = true
-          opts.onPooled()
+          pooled()
           return null
         }
         if (off) {
@@ -58,19 +69,28 @@ export function startClaimer(
       }
     } catch (err) {
       opts.onError(err)
+    } finally {
+      tried = true
     }
     return null
+  }
+
+  /** The first try, waited for at most FIRST_WAIT_MS. */
+  function firstTry(attempt: Promise<number | null>): Promise<number | null> {
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), FIRST_WAIT_MS)))
+    return Promise.race([attempt, late]).finally(() => clearTimeout(timer))
   }
 
   return {
     current() {
       if (held && !held.lock.lost) return Promise.resolve(held.id)
+      if (held?.lock.pooled) pooled()
       held = undefined
-      // Lanes ask side by side: one attempt serves them all, and a failed one is not repeated at every claim.
-      if (pending) return pending
-      if (off || Date.now() - triedAt < RETRY_MS) return Promise.resolve(null)
-      pending = acquire().finally(() => (pending = undefined))
-      return pending
+      if (!off && !pending && Date.now() - triedAt >= RETRY_MS)
+        pending = acquire().finally(() => (pending = undefined))
+      // Lanes ask side by side: one try serves them all; once a first try has ended, none is waited for.
+      return pending && !tried ? firstTry(pending) : Promise.resolve(null)
     },
     async release() {
       off = true

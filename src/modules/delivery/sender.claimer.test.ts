@@ -7,11 +7,15 @@ import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { startCampaignSender } from '../../../test/helpers/sender.js'
 import { ManualClock } from '../../core/clock.js'
 import { queryRows } from '../../core/db/sql.js'
+import { campaignOrigin } from '../campaigns/index.js'
+import { sendOutcomes } from '../outcomes/index.js'
 import { addDomain, baseMessage } from '../transactional/transactional.test-helpers.js'
 import { CLAIMER_LOCK_SPACE, startClaimer } from './claimer.js'
 import { claimQueued } from './ledger.repo.js'
+import { startSender } from './sender.js'
 
-const sink = await startSmtpSink()
+// `later…` addresses are deferred (451): their rows wait, claimed, for their retry time.
+const sink = await startSmtpSink({ rcptCode: (a) => (a.startsWith('later') ? 451 : undefined) })
 const delivered = () => sink.messages.flatMap((m) => m.envelopeTo).sort()
 
 describe('sender: rows of a sender whose lock is gone', async () => {
@@ -49,7 +53,7 @@ describe('sender: rows of a sender whose lock is gone', async () => {
     assert.deepEqual(delivered(), ['dead1@example.cz', 'dead2@example.cz'])
     const row = await statusOf('dead1@example.cz')
     assert.equal(row?.status, 1)
-    assert.notEqual(row?.claimed_by, 424_242, 'taken over under the sender’s own number')
+    assert.ok(row?.claimed_by && row.claimed_by !== 424_242, 'taken over under the sender’s own number')
   })
 
   it('leaves the rows of a living sender to it until its lock is released', async () => {
@@ -98,5 +102,63 @@ describe('sender: rows of a sender whose lock is gone', async () => {
     )
     assert.ok(row?.claimed_by, 'claimed under a number')
     assert.equal(row.held, true, 'the number is this sender’s lock')
+  })
+
+  it('takes back, once their lease runs out, the rows of its own batch that failed midway', async () => {
+    sink.messages.length = 0
+    let failures = 1
+    const outcomes = {
+      ...sendOutcomes,
+      // The marking's first step fails once: the batch ends on an error, its mail at the relay but not marked.
+      sentWanted: (...args: Parameters<typeof sendOutcomes.sentWanted>) =>
+        failures-- > 0 ? Promise.reject(new Error('database gone')) : sendOutcomes.sentWanted(...args),
+    }
+    const failing = startSender(t.ctx, { loop: false, batchSize: 10, campaigns: campaignOrigin, outcomes })
+    try {
+      const res = await t.req('POST', '/transactional/send-message', {
+        key: paid.key,
+        body: { message: baseMessage('orders@shop.example', { to: [{ email: 'midway@example.cz' }] }) },
+      })
+      assert.equal(res.status, 200, res.text)
+      await failing.runOnce()
+      assert.equal((await statusOf('midway@example.cz'))?.status, 4, 'claimed still, its marking failed')
+      await failing.runOnce()
+      assert.equal((await statusOf('midway@example.cz'))?.status, 4, 'its lease holds')
+      clock.advance(t.ctx.config.sendLeaseSeconds * 1000 + 1000)
+      await failing.runOnce()
+    } finally {
+      await failing.stop()
+    }
+    assert.equal(
+      (await statusOf('midway@example.cz'))?.status,
+      1,
+      'sent again and marked, by the same sender',
+    )
+    assert.deepEqual(delivered(), ['midway@example.cz', 'midway@example.cz'])
+  })
+
+  // Last in this file: it leaves a deferred row behind.
+  it('keeps a deferred row waiting for its retry time after the sender that deferred it is gone', async () => {
+    sink.messages.length = 0
+    const res = await t.req('POST', '/transactional/send-message', {
+      key: paid.key,
+      body: { message: baseMessage('orders@shop.example', { to: [{ email: 'later@example.cz' }] }) },
+    })
+    assert.equal(res.status, 200, res.text)
+    await sender.runOnce()
+    assert.deepEqual(
+      await statusOf('later@example.cz'),
+      { status: 4, claimed_by: null },
+      'deferred, no owner',
+    )
+    await sender.stop()
+    const next = startCampaignSender(t.ctx, { loop: false, batchSize: 10 })
+    try {
+      for (let i = 0; i < 3; i++) await next.runOnce()
+    } finally {
+      await next.stop()
+    }
+    assert.equal((await statusOf('later@example.cz'))?.status, 4, 'still waiting')
+    assert.equal(sink.messages.length, 0, 'not tried again before its time')
   })
 })

@@ -156,6 +156,8 @@ interface Lane {
   woken: boolean
   /** The relay itself failed a batch of this round and accepted nothing of it: rest before the next. */
   relayDown?: boolean
+  /** The rows of the batch in hand, from their claim until the batch ends (in `inHand` meanwhile). */
+  claimed?: number[]
 }
 
 interface Failure {
@@ -190,9 +192,10 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   /** Resolvers of the lanes resting after the relay failed them. */
   const resting = new Set<() => void>()
   /**
-   * Rows a lane of this sender is relaying, until they are marked or settled. Another lane that finds
-   * one of them expired (a renewal held up behind a busy database) leaves it to the lane that has it, which
-   * may have handed it to the relay already. By id, with its campaign (0 for mail with a body row).
+   * Rows a lane of this sender holds, from their claim until its batch ends. Another lane that finds one of
+   * them expired (a renewal held up behind a busy database) or under a lost lock (claimer.ts) leaves it to the
+   * lane that has it, which may have handed it to the relay already. By id, with its campaign (0 for mail with
+   * a body row).
    */
   const inHand = new Map<number, number>()
 
@@ -203,12 +206,28 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     onError: (err) =>
       ctx.log.warn({ err }, 'no sender lock: after a crash, its claimed mail waits the lease'),
     onPooled: () =>
-      ctx.log.info(
-        'a pooler stands before PostgreSQL: after a crash, a sender’s claimed mail waits the lease',
+      ctx.log.warn(
+        'something stands between this worker and PostgreSQL (a pooler, a NAT): no sender lock, so after a ' +
+          'crash its claimed mail waits the lease (SEND_CLAIM_LOCKS=0 says so without this warning)',
       ),
   })
 
-  async function claim(limit: number, name: string, scope: ClaimScope): Promise<ClaimedRow[]> {
+  /** Claims a batch for `lane`, whose rows stay in `inHand` until the batch ends (endBatch). */
+  async function claim(lane: Lane, name: string, scope: ClaimScope): Promise<ClaimedRow[]> {
+    const rows = await claimRows(lane.batchSize, name, scope)
+    const campaignId = 'bodies' in scope ? 0 : scope.campaignId
+    for (const r of rows) inHand.set(r.id, campaignId)
+    lane.claimed = rows.map((r) => r.id)
+    return rows
+  }
+
+  /** Side effect: the lane's batch ended, however: its rows are this sender's no more (sent, settled or left). */
+  function endBatch(lane: Lane) {
+    for (const id of lane.claimed ?? []) inHand.delete(id)
+    lane.claimed = undefined
+  }
+
+  async function claimRows(limit: number, name: string, scope: ClaimScope): Promise<ClaimedRow[]> {
     const cursor = cursors.get(name) ?? 0
     const by = await claimer.current()
     const queued = await claimQueued(ctx.dbHandle, scope, cursor, limit, leaseEnd(), by)
@@ -247,7 +266,6 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     // handed to the relay whose claim expired before its marking would be claimed again (by this sender's
     // other lane, or another worker) and sent twice. Marked rows (status 1) are no longer touched.
     const held = [...byId.keys()]
-    for (const r of rows) inHand.set(r.id, r.campaign_id)
     let renewing: Promise<void> = Promise.resolve()
     const renewal = setInterval(
       () => {
@@ -323,11 +341,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       // A renewal still in flight would otherwise overwrite a deferred row's retry time below.
       await renewing
     }
-    try {
-      await settleFailures(refused, deferred, relayFailed)
-    } finally {
-      for (const id of held) inHand.delete(id)
-    }
+    await settleFailures(refused, deferred, relayFailed)
     const lastError = refused[0]?.error ?? deferred[0]?.error ?? relayFailed[0]?.error ?? 'no reply'
     return { acceptedCount, lastError, relayDown: acceptedCount === 0 && relayFailed.length > 0 }
   }
@@ -389,7 +403,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
 
   /** Sends one batch of a campaign; how many rows it claimed. */
   async function sendCampaignBatch(lane: Lane, origin: CampaignOrigin, campaignId: number): Promise<number> {
-    const rows = await claim(lane.batchSize, `c${campaignId}`, {
+    const rows = await claim(lane, `c${campaignId}`, {
       campaignId,
       sendable: origin.sendable(campaignId),
     })
@@ -439,7 +453,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
 
   /** Sends one batch of mail with body rows (any number of bodies); how many rows it claimed. */
   async function sendBodyBatch(lane: Lane): Promise<number> {
-    const rows = await claim(lane.batchSize, 'bodies', { bodies: true })
+    const rows = await claim(lane, 'bodies', { bodies: true })
     if (rows.length >= lane.batchSize) lane.more = true
     if (rows.length === 0) return 0
     const byBody = new Map<number, ClaimedRow[]>()
@@ -532,6 +546,8 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
         .failed(ctx, campaignId)
         .catch((e: unknown) => ctx.log.error({ err: e, campaignId }, 'could not mark the campaign errored'))
       return 0
+    } finally {
+      endBatch(lane)
     }
   }
 
@@ -542,6 +558,8 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       // The claimed rows are tried again once their lease runs out.
       ctx.log.error({ err }, 'sending mail with a body row failed')
       return 0
+    } finally {
+      endBatch(lane)
     }
   }
 

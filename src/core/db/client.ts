@@ -58,6 +58,8 @@ export interface SessionLock {
   readonly lost: boolean
   /** True when it was lost because a pooler turned out to pass its statements to other sessions. */
   readonly pooled: boolean
+  /** Settles when the lock is lost or released. */
+  readonly closed: Promise<void>
   /** Side effect: frees the lock and closes its connection. */
   release(): Promise<void>
 }
@@ -128,11 +130,14 @@ export function wrapPglite(client: PGlite, lock?: DataDirLock): DbHandle {
       )
       if (!r.rows[0]?.ok) return 'taken'
       // The one connection lives as long as the database is open: the lock is lost only with the process.
+      let released: () => void = () => undefined
       return {
         lost: false,
         pooled: false,
+        closed: new Promise<void>((resolve) => (released = resolve)),
         release: async () => {
           if (!client.closed) await client.query('SELECT pg_advisory_unlock($1, $2)', [space, key])
+          released()
         },
       }
     },
@@ -158,7 +163,7 @@ function openPostgres(url: string, max: number, named: boolean): DbHandle {
   }
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined)
-  const sessionLocks = new Set<HeldSessionLock>()
+  const sessionLocks = new Set<SessionLock>()
   let closing = false
   const plainQuery = retryConflictsOutsideTransactions(pool)
   const db = drizzlePg(pool) as unknown as Db
@@ -199,11 +204,6 @@ const SESSION_LOCK_KEEPALIVE_MS = 20_000
 /** A lock's connection that cannot be opened in this long is given up (the caller claims by the lease). */
 const SESSION_LOCK_CONNECT_MS = 10_000
 
-interface HeldSessionLock extends SessionLock {
-  /** Settles when the lock's connection has closed, for whatever reason. */
-  closed: Promise<void>
-}
-
 /**
  * A session lock on a client outside the pool: a pooled client goes back to the pool and is closed when idle,
  * and with it the lock. The server session must see this very connection as its client: a pooler in between
@@ -217,7 +217,7 @@ async function holdSessionLock(
   url: string,
   space: number,
   key: number,
-): Promise<HeldSessionLock | 'taken' | 'pooled'> {
+): Promise<SessionLock | 'taken' | 'pooled'> {
   const client = new pg.Client({
     connectionString: url,
     connectionTimeoutMillis: SESSION_LOCK_CONNECT_MS,

@@ -34,7 +34,13 @@ export interface Claimer {
  */
 export function startClaimer(
   handle: DbHandle,
-  opts: { enabled: boolean; onError: (err: unknown) => void; onPooled: () => void },
+  opts: {
+    enabled: boolean
+    onError: (err: unknown) => void
+    onPooled: () => void
+    /** The lock went while the sender lives (a new one is being taken). */
+    onLost: () => void
+  },
 ): Claimer {
   let held: { id: number; lock: SessionLock } | undefined
   let pending: Promise<number | null> | undefined
@@ -49,11 +55,26 @@ export function startClaimer(
     opts.onPooled()
   }
 
-  async function acquire(): Promise<number | null> {
+  /**
+   * When the lock goes while the sender lives (PostgreSQL restarted, the connection cut), the same number is
+   * taken again at once: the rows claimed under it are this sender's again, unless another sender took them in
+   * between (then they may go twice, as after a crash).
+   */
+  function watch(id: number, lock: SessionLock) {
+    void lock.closed.then(() => {
+      if (off || held?.lock !== lock || lock.pooled) return
+      held = undefined
+      opts.onLost()
+      pending ??= acquire(id).finally(() => (pending = undefined))
+    })
+  }
+
+  /** Takes `preferred` if given and free, else a random number. */
+  async function acquire(preferred?: number): Promise<number | null> {
     triedAt = Date.now()
     try {
       for (let i = 0; i < TRIES; i++) {
-        const id = randomInt(1, 2 ** 31 - 1)
+        const id = i === 0 && preferred !== undefined ? preferred : randomInt(1, 2 ** 31 - 1)
         const lock = await handle.sessionLock(CLAIMER_LOCK_SPACE, id)
         if (lock === 'taken') continue
         if (lock === 'pooled') {
@@ -65,6 +86,7 @@ export function startClaimer(
           return null
         }
         held = { id, lock }
+        watch(id, lock)
         return id
       }
     } catch (err) {

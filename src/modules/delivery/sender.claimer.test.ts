@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
+import { testDbKind } from '../../../test/helpers/databases.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { startCampaignSender } from '../../../test/helpers/sender.js'
 import { ManualClock } from '../../core/clock.js'
@@ -15,6 +16,9 @@ import { claimQueued } from './ledger.repo.js'
 import { startSender } from './sender.js'
 
 // `later…` addresses are deferred (451): their rows wait, claimed, for their retry time.
+/** PGlite's one connection lives as long as the database: nothing can cut it. */
+const connectionsOfTheirOwn =
+  testDbKind() === 'postgres' ? false : 'PostgreSQL only: PGlite has no connection to cut'
 const sink = await startSmtpSink({ rcptCode: (a) => (a.startsWith('later') ? 451 : undefined) })
 const delivered = () => sink.messages.flatMap((m) => m.envelopeTo).sort()
 
@@ -38,6 +42,8 @@ describe('sender: rows of a sender whose lock is gone', async () => {
     const rows = await claimQueued(t.ctx.dbHandle, { bodies: true }, 0, 100, farLease, claimer)
     assert.deepEqual(rows.map((r) => r.email).sort(), [...emails].sort())
   }
+  const noop = () => undefined
+  const quiet = { onError: noop, onPooled: noop, onLost: noop }
   const statusOf = async (email: string) =>
     (
       await queryRows<{ status: number; claimed_by: number | null }>(
@@ -70,10 +76,9 @@ describe('sender: rows of a sender whose lock is gone', async () => {
   })
 
   it('draws a number it holds until released, and none when turned off (SEND_CLAIM_LOCKS=0)', async () => {
-    const noop = () => undefined
-    const off = startClaimer(t.ctx.dbHandle, { enabled: false, onError: noop, onPooled: noop })
+    const off = startClaimer(t.ctx.dbHandle, { ...quiet, enabled: false })
     assert.equal(await off.current(), null)
-    const on = startClaimer(t.ctx.dbHandle, { enabled: true, onError: noop, onPooled: noop })
+    const on = startClaimer(t.ctx.dbHandle, { ...quiet, enabled: true })
     const id = await on.current()
     assert.ok(id, 'a number')
     assert.equal(await on.current(), id, 'the same while held')
@@ -83,6 +88,56 @@ describe('sender: rows of a sender whose lock is gone', async () => {
     const freed = await t.ctx.dbHandle.sessionLock(CLAIMER_LOCK_SPACE, id)
     assert.ok(typeof freed === 'object', 'its lock is free again')
     await freed.release()
+  })
+
+  it(
+    'takes the same number again when its lock’s connection is cut',
+    { skip: connectionsOfTheirOwn },
+    async () => {
+      let lost = 0
+      const claimer = startClaimer(t.ctx.dbHandle, { ...quiet, enabled: true, onLost: () => lost++ })
+      try {
+        const id = await claimer.current()
+        assert.ok(id, 'a number')
+        await t.ctx.dbHandle.executeSql(
+          `SELECT pg_terminate_backend(pid) FROM pg_locks
+         WHERE locktype = 'advisory' AND classid = (${CLAIMER_LOCK_SPACE})::int::oid AND objid = ${id}::int::oid
+           AND objsubid = 2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        )
+        let again: number | null = null
+        for (let i = 0; i < 100 && again === null; i++) {
+          await new Promise((r) => setTimeout(r, 20))
+          again = await claimer.current()
+        }
+        assert.equal(lost, 1, 'the loss was told')
+        assert.equal(again, id, 'the same number')
+        assert.equal(await t.ctx.dbHandle.sessionLock(CLAIMER_LOCK_SPACE, id), 'taken', 'held again')
+      } finally {
+        await claimer.release()
+      }
+    },
+  )
+
+  it('looks for freed rows before queued ones: a dead sender’s row does not wait for the queue', async () => {
+    sink.messages.length = 0
+    await claimedBy(434_343, ['orphan@example.cz'])
+    const queued = Array.from({ length: 15 }, (_, i) => `queued${i}@example.cz`)
+    const res = await t.req('POST', '/transactional/send-message', {
+      key: paid.key,
+      body: { message: baseMessage('orders@shop.example', { to: queued.map((email) => ({ email })) }) },
+    })
+    assert.equal(res.status, 200, res.text)
+    // A new sender: its first claim of a scope looks for freed rows first.
+    const fresh = startCampaignSender(t.ctx, { loop: false, batchSize: 10 })
+    try {
+      await fresh.runOnce()
+    } finally {
+      await fresh.stop()
+    }
+    assert.deepEqual(delivered(), ['orphan@example.cz'], 'the orphan, while 15 wait queued')
+    await sender.runOnce()
+    await sender.runOnce()
+    assert.equal(delivered().length, 16)
   })
 
   it('claims queued rows under a number it holds while it lives', async () => {

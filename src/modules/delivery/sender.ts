@@ -50,6 +50,11 @@ const RETRY_AFTER_MS = 5 * 60_000
  */
 export const RELAY_RETRY_MS = 60_000
 const IDLE_POLL_MS = 500
+/**
+ * A scope's claims look for freed rows before queued ones once in this many (the first included): about once a
+ * second per lane during a campaign's send, one statement among ten, found by the campaign's own index.
+ */
+const FREED_FIRST_EVERY = 10
 /** Contents (and their providers' tags) kept per process, by content key. */
 const TAGS_CACHE_SIZE = 50
 
@@ -184,6 +189,8 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   const campaigns = opts.campaigns
   const outcomes = opts.outcomes
   const cursors = new Map<string, number>()
+  /** Claims made per scope (by cursor name), to look for freed rows first every FREED_FIRST_EVERY. */
+  const claimCounts = new Map<string, number>()
   const tagsByKey = new Map<string, ProviderTags>()
   const leaseMs = ctx.config.sendLeaseSeconds * 1000
   let stopped = false
@@ -202,13 +209,18 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   const leaseEnd = () => new Date(ctx.clock.now().getTime() + leaseMs)
   // A killed sender's rows go out as soon as its lock is free, not a lease later (claimer.ts).
   const claimer = startClaimer(ctx.dbHandle, {
-    enabled: ctx.config.sendClaimLocks,
+    // DB_PREPARED_STATEMENTS=0 is said to mean a pooler (README): no lock, and no warning that finds one.
+    enabled: ctx.config.sendClaimLocks && (ctx.dbHandle.kind === 'pglite' || ctx.config.dbPreparedStatements),
     onError: (err) =>
       ctx.log.warn({ err }, 'no sender lock: after a crash, its claimed mail waits the lease'),
     onPooled: () =>
       ctx.log.warn(
         'something stands between this worker and PostgreSQL (a pooler, a NAT): no sender lock, so after a ' +
           'crash its claimed mail waits the lease (SEND_CLAIM_LOCKS=0 says so without this warning)',
+      ),
+    onLost: () =>
+      ctx.log.warn(
+        'this sender’s lock was lost (PostgreSQL restarted? its connection cut?): taking it again',
       ),
   })
 
@@ -230,16 +242,28 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   async function claimRows(limit: number, name: string, scope: ClaimScope): Promise<ClaimedRow[]> {
     const cursor = cursors.get(name) ?? 0
     const by = await claimer.current()
+    const freed = () => {
+      // Only the held rows this scope could claim: a campaign's in the bodies lane would ride along for nothing.
+      const campaignId = 'bodies' in scope ? 0 : scope.campaignId
+      const held = [...inHand].filter(([, c]) => c === campaignId).map(([id]) => id)
+      return claimExpired(ctx.dbHandle, scope, ctx.clock.now(), limit, leaseEnd(), held, by)
+    }
+    // Rows freed (a dead sender's, a deferral's whose time came) are also looked for before queued ones, every
+    // FREED_FIRST_EVERY claims of the scope: else they waited until nothing was queued, which under steady
+    // transactional traffic could be as long as the traffic lasted, and for a campaign its whole send.
+    const count = claimCounts.get(name) ?? 0
+    claimCounts.set(name, count + 1)
+    if (count % FREED_FIRST_EVERY === 0) {
+      const first = await freed()
+      if (first.length) return first
+    }
     const queued = await claimQueued(ctx.dbHandle, scope, cursor, limit, leaseEnd(), by)
     if (queued.length) {
       // Lanes claim side by side: the cursor only moves on (rows below it are taken or skipped anyway).
       cursors.set(name, Math.max(cursors.get(name) ?? 0, queued[queued.length - 1]!.id))
       return queued
     }
-    // Only the held rows this scope could claim: a campaign's in the bodies lane would ride along for nothing.
-    const campaignId = 'bodies' in scope ? 0 : scope.campaignId
-    const held = [...inHand].filter(([, c]) => c === campaignId).map(([id]) => id)
-    const expired = await claimExpired(ctx.dbHandle, scope, ctx.clock.now(), limit, leaseEnd(), held, by)
+    const expired = await freed()
     if (expired.length) return expired
     // Rows behind the cursor can be queued again (a claim that rolled back): walk from the start.
     if (cursor > 0 && (await hasQueued(ctx.db, scope))) cursors.set(name, 0)
@@ -408,7 +432,10 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       sendable: origin.sendable(campaignId),
     })
     if (rows.length === 0) {
-      if (await origin.finishIfDone(ctx.db, campaignId, ctx.clock.now())) cursors.delete(`c${campaignId}`)
+      if (await origin.finishIfDone(ctx.db, campaignId, ctx.clock.now())) {
+        cursors.delete(`c${campaignId}`)
+        claimCounts.delete(`c${campaignId}`)
+      }
       return 0
     }
     const found = await origin.content(ctx, campaignId)

@@ -43,6 +43,7 @@ export function startClaimer(
   },
 ): Claimer {
   let held: { id: number; lock: SessionLock } | undefined
+  let lastId: number | undefined
   let pending: Promise<number | null> | undefined
   // Wall time, not the app clock: this paces tries at a real database, it is not a wait of the domain.
   let triedAt = -Infinity
@@ -60,21 +61,24 @@ export function startClaimer(
    * taken again at once: the rows claimed under it are this sender's again, unless another sender took them in
    * between (then they may go twice, as after a crash).
    */
-  function watch(id: number, lock: SessionLock) {
+  function watch(lock: SessionLock) {
     void lock.closed.then(() => {
       if (off || held?.lock !== lock || lock.pooled) return
       held = undefined
       opts.onLost()
-      pending ??= acquire(id).finally(() => (pending = undefined))
+      pending ??= acquire().finally(() => (pending = undefined))
     })
   }
 
-  /** Takes `preferred` if given and free, else a random number. */
-  async function acquire(preferred?: number): Promise<number | null> {
+  /**
+   * Takes the number held last if there was one and it is free (its rows stay this sender's, also when the
+   * database was away for a while), else a random one.
+   */
+  async function acquire(): Promise<number | null> {
     triedAt = Date.now()
     try {
       for (let i = 0; i < TRIES; i++) {
-        const id = i === 0 && preferred !== undefined ? preferred : randomInt(1, 2 ** 31 - 1)
+        const id = i === 0 && lastId !== undefined ? lastId : randomInt(1, 2 ** 31 - 1)
         const lock = await handle.sessionLock(CLAIMER_LOCK_SPACE, id)
         if (lock === 'taken') continue
         if (lock === 'pooled') {
@@ -86,7 +90,8 @@ export function startClaimer(
           return null
         }
         held = { id, lock }
-        watch(id, lock)
+        lastId = id
+        watch(lock)
         return id
       }
     } catch (err) {

@@ -9,6 +9,9 @@ import type { DbHandle, SessionLock } from '../../core/db/client.js'
 export const CLAIMER_LOCK_SPACE = -7_200_342
 /** Tries at a free number before claiming by the lease alone (two senders drawing one of 2^31 numbers is rare). */
 const TRIES = 3
+/** Tries at the number held last, SAME_AGAIN_MS apart, before drawing another. */
+const SAME_AGAIN = 5
+const SAME_AGAIN_MS = 100
 /** After a failed or lost lock, how long claims go by the lease alone before the next try. */
 const RETRY_MS = 5_000
 /**
@@ -65,8 +68,10 @@ export function startClaimer(
     void lock.closed.then(() => {
       if (off || held?.lock !== lock || lock.pooled) return
       held = undefined
-      opts.onLost()
+      // Claims wait for it as for the first (FIRST_WAIT_MS): a batch claimed meanwhile would carry no number.
+      tried = false
       pending ??= acquire().finally(() => (pending = undefined))
+      opts.onLost()
     })
   }
 
@@ -77,10 +82,15 @@ export function startClaimer(
   async function acquire(): Promise<number | null> {
     triedAt = Date.now()
     try {
-      for (let i = 0; i < TRIES; i++) {
-        const id = i === 0 && lastId !== undefined ? lastId : randomInt(1, 2 ** 31 - 1)
+      for (let i = 0; i < TRIES + SAME_AGAIN; i++) {
+        const same = lastId !== undefined && i < SAME_AGAIN
+        const id = same ? lastId! : randomInt(1, 2 ** 31 - 1)
         const lock = await handle.sessionLock(CLAIMER_LOCK_SPACE, id)
-        if (lock === 'taken') continue
+        if (lock === 'taken') {
+          // The session that held it may still be on its way out (a terminated backend frees its locks last).
+          if (same) await new Promise((r) => setTimeout(r, SAME_AGAIN_MS))
+          continue
+        }
         if (lock === 'pooled') {
           pooled()
           return null

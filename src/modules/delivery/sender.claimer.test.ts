@@ -95,7 +95,16 @@ describe('sender: rows of a sender whose lock is gone', async () => {
     { skip: connectionsOfTheirOwn },
     async () => {
       let lost = 0
-      const claimer = startClaimer(t.ctx.dbHandle, { ...quiet, enabled: true, onLost: () => lost++ })
+      let meanwhile: Promise<number | null> | undefined
+      const claimer = startClaimer(t.ctx.dbHandle, {
+        ...quiet,
+        enabled: true,
+        // A claim made the moment the loss is known.
+        onLost: () => {
+          lost++
+          meanwhile = claimer.current()
+        },
+      })
       try {
         const id = await claimer.current()
         assert.ok(id, 'a number')
@@ -104,13 +113,10 @@ describe('sender: rows of a sender whose lock is gone', async () => {
          WHERE locktype = 'advisory' AND classid = (${CLAIMER_LOCK_SPACE})::int::oid AND objid = ${id}::int::oid
            AND objsubid = 2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
         )
-        let again: number | null = null
-        for (let i = 0; i < 100 && again === null; i++) {
-          await new Promise((r) => setTimeout(r, 20))
-          again = await claimer.current()
-        }
+        for (let i = 0; i < 100 && lost === 0; i++) await new Promise((r) => setTimeout(r, 20))
         assert.equal(lost, 1, 'the loss was told')
-        assert.equal(again, id, 'the same number')
+        // The claim made meanwhile waited for the number taken again, rather than claiming with none.
+        assert.equal(await meanwhile, id, 'the same number')
         assert.equal(await t.ctx.dbHandle.sessionLock(CLAIMER_LOCK_SPACE, id), 'taken', 'held again')
       } finally {
         await claimer.release()

@@ -51,10 +51,10 @@ const RETRY_AFTER_MS = 5 * 60_000
 export const RELAY_RETRY_MS = 60_000
 const IDLE_POLL_MS = 500
 /**
- * A scope's claims look for freed rows before queued ones once in this many (the first included): about once a
- * second per lane during a campaign's send, one statement among ten, found by the campaign's own index.
+ * A scope's claims look for freed rows before queued ones at most this often (and at its first claim): one
+ * statement a second per scope and sender, found by the campaign's own index, against a dozen claims a second.
  */
-const FREED_FIRST_EVERY = 10
+const FREED_FIRST_MS = 1_000
 /** Contents (and their providers' tags) kept per process, by content key. */
 const TAGS_CACHE_SIZE = 50
 
@@ -189,8 +189,11 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   const campaigns = opts.campaigns
   const outcomes = opts.outcomes
   const cursors = new Map<string, number>()
-  /** Claims made per scope (by cursor name), to look for freed rows first every FREED_FIRST_EVERY. */
-  const claimCounts = new Map<string, number>()
+  /**
+   * When each scope (by cursor name) last looked for freed rows before queued ones (FREED_FIRST_MS). Wall time,
+   * not the app clock: this paces statements, it is no wait of the domain.
+   */
+  const freedLooks = new Map<string, number>()
   const tagsByKey = new Map<string, ProviderTags>()
   const leaseMs = ctx.config.sendLeaseSeconds * 1000
   let stopped = false
@@ -233,6 +236,12 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     return rows
   }
 
+  /** Side effect: drops what this sender kept for a scope (a campaign that finished, here or elsewhere). */
+  function forget(name: string) {
+    cursors.delete(name)
+    freedLooks.delete(name)
+  }
+
   /** Side effect: the lane's batch ended, however: its rows are this sender's no more (sent, settled or left). */
   function endBatch(lane: Lane) {
     for (const id of lane.claimed ?? []) inHand.delete(id)
@@ -248,12 +257,12 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       const held = [...inHand].filter(([, c]) => c === campaignId).map(([id]) => id)
       return claimExpired(ctx.dbHandle, scope, ctx.clock.now(), limit, leaseEnd(), held, by)
     }
-    // Rows freed (a dead sender's, a deferral's whose time came) are also looked for before queued ones, every
-    // FREED_FIRST_EVERY claims of the scope: else they waited until nothing was queued, which under steady
-    // transactional traffic could be as long as the traffic lasted, and for a campaign its whole send.
-    const count = claimCounts.get(name) ?? 0
-    claimCounts.set(name, count + 1)
-    if (count % FREED_FIRST_EVERY === 0) {
+    // Rows freed (a dead sender's, a deferral's whose time came) are also looked for before queued ones, about
+    // once a second: else they waited until nothing was queued, which under steady transactional traffic could be
+    // as long as the traffic lasted, and for a campaign its whole send.
+    const now = Date.now()
+    if (now - (freedLooks.get(name) ?? -Infinity) >= FREED_FIRST_MS) {
+      freedLooks.set(name, now)
       const first = await freed()
       if (first.length) return first
     }
@@ -432,10 +441,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       sendable: origin.sendable(campaignId),
     })
     if (rows.length === 0) {
-      if (await origin.finishIfDone(ctx.db, campaignId, ctx.clock.now())) {
-        cursors.delete(`c${campaignId}`)
-        claimCounts.delete(`c${campaignId}`)
-      }
+      if (await origin.finishIfDone(ctx.db, campaignId, ctx.clock.now())) forget(`c${campaignId}`)
       return 0
     }
     const found = await origin.content(ctx, campaignId)
@@ -595,6 +601,10 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     if (campaigns) await campaigns.prepare(ctx, () => void signer.warm?.())
     let claimed = 0
     const ids = campaigns ? await campaigns.sendingIds(ctx.db) : []
+    // A campaign another worker finished leaves its scope behind here: kept no longer than it sends.
+    const sending = new Set(ids.map((id) => `c${id}`))
+    for (const name of [...cursors.keys(), ...freedLooks.keys()])
+      if (name.startsWith('c') && !sending.has(name)) forget(name)
     for (const id of ids) {
       if (stopped) break
       claimed += await guardedBodies(lane)

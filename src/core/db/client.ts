@@ -201,7 +201,10 @@ function openPostgres(url: string, max: number, named: boolean): DbHandle {
 }
 
 const SESSION_LOCK_KEEPALIVE_MS = 20_000
-/** A lock's connection that cannot be opened in this long is given up (the caller claims by the lease). */
+/**
+ * A lock's connection that cannot be opened, or a statement of it that does not answer, in this long is given up
+ * (the caller claims by the lease).
+ */
 const SESSION_LOCK_CONNECT_MS = 10_000
 
 /**
@@ -221,7 +224,10 @@ async function holdSessionLock(
   const client = new pg.Client({
     connectionString: url,
     connectionTimeoutMillis: SESSION_LOCK_CONNECT_MS,
+    // Its few statements are tiny: one that does not answer means a connection gone quiet, not a busy server.
+    query_timeout: SESSION_LOCK_CONNECT_MS,
     keepAlive: true,
+    keepAliveInitialDelayMillis: SESSION_LOCK_KEEPALIVE_MS,
   })
   let lost = false
   let pooled = false

@@ -140,7 +140,9 @@ describe('sender: rows of a sender whose lock is gone', async () => {
     } finally {
       await fresh.stop()
     }
-    assert.deepEqual(delivered(), ['orphan@example.cz'], 'the orphan, while 15 wait queued')
+    // Its batch of 10: the orphan first, then 9 of the 15 queued before it.
+    assert.equal(delivered().length, 10)
+    assert.ok(delivered().includes('orphan@example.cz'), 'the orphan, while 6 still wait queued')
     await sender.runOnce()
     await sender.runOnce()
     assert.equal(delivered().length, 16)

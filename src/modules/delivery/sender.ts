@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import type { SQL } from 'drizzle-orm'
 import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
@@ -190,7 +191,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   const outcomes = opts.outcomes
   const cursors = new Map<string, number>()
   /**
-   * When each scope (by cursor name) last looked for freed rows before queued ones (FREED_FIRST_MS). Wall time,
+   * When each scope (by cursor name) last looked for freed rows before queued ones (FREED_FIRST_MS). Monotonic,
    * not the app clock: this paces statements, it is no wait of the domain.
    */
   const freedLooks = new Map<string, number>()
@@ -259,20 +260,25 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     }
     // Rows freed (a dead sender's, a deferral's whose time came) are also looked for before queued ones, about
     // once a second: else they waited until nothing was queued, which under steady transactional traffic could be
-    // as long as the traffic lasted, and for a campaign its whole send.
-    const now = Date.now()
-    if (now - (freedLooks.get(name) ?? -Infinity) >= FREED_FIRST_MS) {
+    // as long as the traffic lasted, and for a campaign its whole send. Queued rows fill the rest of the batch,
+    // so a look that finds a few costs no round.
+    let first: ClaimedRow[] = []
+    const now = performance.now()
+    const looked = now - (freedLooks.get(name) ?? -Infinity) >= FREED_FIRST_MS
+    if (looked) {
       freedLooks.set(name, now)
-      const first = await freed()
-      if (first.length) return first
+      first = await freed()
+      if (first.length >= limit) return first
     }
-    const queued = await claimQueued(ctx.dbHandle, scope, cursor, limit, leaseEnd(), by)
+    const queued = await claimQueued(ctx.dbHandle, scope, cursor, limit - first.length, leaseEnd(), by)
     if (queued.length) {
       // Lanes claim side by side: the cursor only moves on (rows below it are taken or skipped anyway).
       cursors.set(name, Math.max(cursors.get(name) ?? 0, queued[queued.length - 1]!.id))
-      return queued
+      return first.length ? [...first, ...queued] : queued
     }
-    const expired = await freed()
+    if (first.length) return first
+    // Nothing queued: freed rows are looked for now, unless they just were.
+    const expired = looked ? [] : await freed()
     if (expired.length) return expired
     // Rows behind the cursor can be queued again (a claim that rolled back): walk from the start.
     if (cursor > 0 && (await hasQueued(ctx.db, scope))) cursors.set(name, 0)
@@ -604,7 +610,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     // A campaign another worker finished leaves its scope behind here: kept no longer than it sends.
     const sending = new Set(ids.map((id) => `c${id}`))
     for (const name of [...cursors.keys(), ...freedLooks.keys()])
-      if (name.startsWith('c') && !sending.has(name)) forget(name)
+      if (/^c\d+$/.test(name) && !sending.has(name)) forget(name)
     for (const id of ids) {
       if (stopped) break
       claimed += await guardedBodies(lane)

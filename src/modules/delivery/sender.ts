@@ -189,12 +189,13 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   const batchSize = opts.batchSize ?? SEND_BATCH
   const campaigns = opts.campaigns
   const outcomes = opts.outcomes
-  const cursors = new Map<string, number>()
   /**
-   * When each scope (by cursor name) last looked for freed rows before queued ones (FREED_FIRST_MS). Monotonic,
-   * not the app clock: this paces statements, it is no wait of the domain.
+   * What this sender keeps per scope, by campaign id (0: mail with a body row): the cursor its queued claims walk
+   * forward from, and when it last looked for freed rows before queued ones (FREED_FIRST_MS; a monotonic clock,
+   * not the app's: this paces statements, it is no wait of the domain).
    */
-  const freedLooks = new Map<string, number>()
+  const scopes = new Map<number, { cursor: number; freedLookAt: number }>()
+  const campaignIdOf = (scope: ClaimScope) => ('bodies' in scope ? 0 : scope.campaignId)
   const tagsByKey = new Map<string, ProviderTags>()
   const leaseMs = ctx.config.sendLeaseSeconds * 1000
   let stopped = false
@@ -229,18 +230,12 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   })
 
   /** Claims a batch for `lane`, whose rows stay in `inHand` until the batch ends (endBatch). */
-  async function claim(lane: Lane, name: string, scope: ClaimScope): Promise<ClaimedRow[]> {
-    const rows = await claimRows(lane.batchSize, name, scope)
-    const campaignId = 'bodies' in scope ? 0 : scope.campaignId
+  async function claim(lane: Lane, scope: ClaimScope): Promise<ClaimedRow[]> {
+    const rows = await claimRows(lane.batchSize, scope)
+    const campaignId = campaignIdOf(scope)
     for (const r of rows) inHand.set(r.id, campaignId)
     lane.claimed = rows.map((r) => r.id)
     return rows
-  }
-
-  /** Side effect: drops what this sender kept for a scope (a campaign that finished, here or elsewhere). */
-  function forget(name: string) {
-    cursors.delete(name)
-    freedLooks.delete(name)
   }
 
   /** Side effect: the lane's batch ended, however: its rows are this sender's no more (sent, settled or left). */
@@ -249,12 +244,14 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     lane.claimed = undefined
   }
 
-  async function claimRows(limit: number, name: string, scope: ClaimScope): Promise<ClaimedRow[]> {
-    const cursor = cursors.get(name) ?? 0
+  async function claimRows(limit: number, scope: ClaimScope): Promise<ClaimedRow[]> {
+    const campaignId = campaignIdOf(scope)
+    let state = scopes.get(campaignId)
+    if (!state) scopes.set(campaignId, (state = { cursor: 0, freedLookAt: -Infinity }))
+    const cursor = state.cursor
     const by = await claimer.current()
     const freed = () => {
       // Only the held rows this scope could claim: a campaign's in the bodies lane would ride along for nothing.
-      const campaignId = 'bodies' in scope ? 0 : scope.campaignId
       const held = [...inHand].filter(([, c]) => c === campaignId).map(([id]) => id)
       return claimExpired(ctx.dbHandle, scope, ctx.clock.now(), limit, leaseEnd(), held, by)
     }
@@ -264,16 +261,16 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     // so a look that finds a few costs no round.
     let first: ClaimedRow[] = []
     const now = performance.now()
-    const looked = now - (freedLooks.get(name) ?? -Infinity) >= FREED_FIRST_MS
+    const looked = now - state.freedLookAt >= FREED_FIRST_MS
     if (looked) {
-      freedLooks.set(name, now)
+      state.freedLookAt = now
       first = await freed()
       if (first.length >= limit) return first
     }
     const queued = await claimQueued(ctx.dbHandle, scope, cursor, limit - first.length, leaseEnd(), by)
     if (queued.length) {
       // Lanes claim side by side: the cursor only moves on (rows below it are taken or skipped anyway).
-      cursors.set(name, Math.max(cursors.get(name) ?? 0, queued[queued.length - 1]!.id))
+      state.cursor = Math.max(state.cursor, queued[queued.length - 1]!.id)
       return first.length ? [...first, ...queued] : queued
     }
     if (first.length) return first
@@ -281,7 +278,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     const expired = looked ? [] : await freed()
     if (expired.length) return expired
     // Rows behind the cursor can be queued again (a claim that rolled back): walk from the start.
-    if (cursor > 0 && (await hasQueued(ctx.db, scope))) cursors.set(name, 0)
+    if (cursor > 0 && (await hasQueued(ctx.db, scope))) state.cursor = 0
     return []
   }
 
@@ -442,12 +439,12 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
 
   /** Sends one batch of a campaign; how many rows it claimed. */
   async function sendCampaignBatch(lane: Lane, origin: CampaignOrigin, campaignId: number): Promise<number> {
-    const rows = await claim(lane, `c${campaignId}`, {
+    const rows = await claim(lane, {
       campaignId,
       sendable: origin.sendable(campaignId),
     })
     if (rows.length === 0) {
-      if (await origin.finishIfDone(ctx.db, campaignId, ctx.clock.now())) forget(`c${campaignId}`)
+      if (await origin.finishIfDone(ctx.db, campaignId, ctx.clock.now())) scopes.delete(campaignId)
       return 0
     }
     const found = await origin.content(ctx, campaignId)
@@ -492,7 +489,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
 
   /** Sends one batch of mail with body rows (any number of bodies); how many rows it claimed. */
   async function sendBodyBatch(lane: Lane): Promise<number> {
-    const rows = await claim(lane, 'bodies', { bodies: true })
+    const rows = await claim(lane, { bodies: true })
     if (rows.length >= lane.batchSize) lane.more = true
     if (rows.length === 0) return 0
     const byBody = new Map<number, ClaimedRow[]>()
@@ -608,9 +605,8 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     let claimed = 0
     const ids = campaigns ? await campaigns.sendingIds(ctx.db) : []
     // A campaign another worker finished leaves its scope behind here: kept no longer than it sends.
-    const sending = new Set(ids.map((id) => `c${id}`))
-    for (const name of [...cursors.keys(), ...freedLooks.keys()])
-      if (/^c\d+$/.test(name) && !sending.has(name)) forget(name)
+    const sending = new Set(ids)
+    for (const id of scopes.keys()) if (id !== 0 && !sending.has(id)) scopes.delete(id)
     for (const id of ids) {
       if (stopped) break
       claimed += await guardedBodies(lane)

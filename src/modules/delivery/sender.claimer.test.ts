@@ -8,12 +8,9 @@ import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { startCampaignSender } from '../../../test/helpers/sender.js'
 import { ManualClock } from '../../core/clock.js'
 import { queryRows } from '../../core/db/sql.js'
-import { campaignOrigin } from '../campaigns/index.js'
-import { sendOutcomes } from '../outcomes/index.js'
 import { addDomain, baseMessage } from '../transactional/transactional.test-helpers.js'
 import { CLAIMER_LOCK_SPACE, startClaimer } from './claimer.js'
 import { claimQueued } from './ledger.repo.js'
-import { startSender } from './sender.js'
 
 // `later…` addresses are deferred (451): their rows wait, claimed, for their retry time.
 /** PGlite's one connection lives as long as the database: nothing can cut it. */
@@ -32,13 +29,17 @@ describe('sender: rows of a sender whose lock is gone', async () => {
   t.ctx.onClose(() => sender.stop())
   const farLease = new Date(clock.now().getTime() + 3 * 86_400_000)
 
-  /** Queues one message to each address and claims them as another sender numbered `claimer` would. */
-  async function claimedBy(claimer: number, emails: string[]) {
+  /** Queues one transactional message to each address. */
+  async function queue(emails: string[]) {
     const res = await t.req('POST', '/transactional/send-message', {
       key: paid.key,
       body: { message: baseMessage('orders@shop.example', { to: emails.map((email) => ({ email })) }) },
     })
     assert.equal(res.status, 200, res.text)
+  }
+  /** Queues one message to each address and claims them as another sender numbered `claimer` would. */
+  async function claimedBy(claimer: number, emails: string[]) {
+    await queue(emails)
     const rows = await claimQueued(t.ctx.dbHandle, { bodies: true }, 0, 100, farLease, claimer)
     assert.deepEqual(rows.map((r) => r.email).sort(), [...emails].sort())
   }
@@ -128,11 +129,7 @@ describe('sender: rows of a sender whose lock is gone', async () => {
     sink.messages.length = 0
     await claimedBy(434_343, ['orphan@example.cz'])
     const queued = Array.from({ length: 15 }, (_, i) => `queued${i}@example.cz`)
-    const res = await t.req('POST', '/transactional/send-message', {
-      key: paid.key,
-      body: { message: baseMessage('orders@shop.example', { to: queued.map((email) => ({ email })) }) },
-    })
-    assert.equal(res.status, 200, res.text)
+    await queue(queued)
     // A new sender: its first claim of a scope looks for freed rows first.
     const fresh = startCampaignSender(t.ctx, { loop: false, batchSize: 10 })
     try {
@@ -150,11 +147,7 @@ describe('sender: rows of a sender whose lock is gone', async () => {
 
   it('claims queued rows under a number it holds while it lives', async () => {
     sink.messages.length = 0
-    const res = await t.req('POST', '/transactional/send-message', {
-      key: paid.key,
-      body: { message: baseMessage('orders@shop.example', { to: [{ email: 'own@example.cz' }] }) },
-    })
-    assert.equal(res.status, 200, res.text)
+    await queue(['own@example.cz'])
     await sender.runOnce()
     assert.deepEqual(delivered(), ['own@example.cz'])
     const [row] = await queryRows<{ claimed_by: number | null; held: boolean }>(
@@ -170,19 +163,18 @@ describe('sender: rows of a sender whose lock is gone', async () => {
   it('takes back, once their lease runs out, the rows of its own batch that failed midway', async () => {
     sink.messages.length = 0
     let failures = 1
-    const outcomes = {
-      ...sendOutcomes,
-      // The marking's first step fails once: the batch ends on an error, its mail at the relay but not marked.
-      sentWanted: (...args: Parameters<typeof sendOutcomes.sentWanted>) =>
-        failures-- > 0 ? Promise.reject(new Error('database gone')) : sendOutcomes.sentWanted(...args),
-    }
-    const failing = startSender(t.ctx, { loop: false, batchSize: 10, campaigns: campaignOrigin, outcomes })
+    const failing = startCampaignSender(t.ctx, {
+      loop: false,
+      batchSize: 10,
+      outcomes: (real) => ({
+        ...real,
+        // The marking's first step fails once: the batch ends on an error, its mail at the relay but not marked.
+        sentWanted: (...args) =>
+          failures-- > 0 ? Promise.reject(new Error('database gone')) : real.sentWanted(...args),
+      }),
+    })
     try {
-      const res = await t.req('POST', '/transactional/send-message', {
-        key: paid.key,
-        body: { message: baseMessage('orders@shop.example', { to: [{ email: 'midway@example.cz' }] }) },
-      })
-      assert.equal(res.status, 200, res.text)
+      await queue(['midway@example.cz'])
       await failing.runOnce()
       assert.equal((await statusOf('midway@example.cz'))?.status, 4, 'claimed still, its marking failed')
       await failing.runOnce()
@@ -203,11 +195,7 @@ describe('sender: rows of a sender whose lock is gone', async () => {
   // Last in this file: it leaves a deferred row behind.
   it('keeps a deferred row waiting for its retry time after the sender that deferred it is gone', async () => {
     sink.messages.length = 0
-    const res = await t.req('POST', '/transactional/send-message', {
-      key: paid.key,
-      body: { message: baseMessage('orders@shop.example', { to: [{ email: 'later@example.cz' }] }) },
-    })
-    assert.equal(res.status, 200, res.text)
+    await queue(['later@example.cz'])
     await sender.runOnce()
     assert.deepEqual(
       await statusOf('later@example.cz'),

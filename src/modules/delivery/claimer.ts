@@ -88,11 +88,11 @@ export function startClaimer(
     triedAt = performance.now()
     try {
       for (let i = 0; i < SAME_AGAIN + TRIES && !off; i++) {
-        const same = lastId !== undefined && i < SAME_AGAIN
-        const id = same ? lastId! : randomInt(1, 2 ** 31 - 1)
+        const same = i < SAME_AGAIN ? lastId : undefined
+        const id = same ?? randomInt(1, 2 ** 31 - 1)
         const lock = await handle.sessionLock(CLAIMER_LOCK_SPACE, id)
         if (lock === 'taken') {
-          if (same) await new Promise((r) => setTimeout(r, SAME_AGAIN_MS))
+          if (same !== undefined) await new Promise((r) => setTimeout(r, SAME_AGAIN_MS))
           continue
         }
         if (lock === 'pooled') {

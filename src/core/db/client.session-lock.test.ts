@@ -16,23 +16,28 @@ describe('session locks', async () => {
     await db.drop()
   })
 
+  /** The lock of `key`, which must be free. */
+  const take = async (key: number) => {
+    const lock = await db.handle.sessionLock(SPACE, key)
+    assert.ok(typeof lock === 'object', `lock ${key}: ${String(lock)}`)
+    return lock
+  }
+  /** Asserts the lock of `key` is free, by taking and releasing it. */
+  const assertFree = async (key: number) => (await take(key)).release()
+
   it('are held until released: taken for anyone else meanwhile, free again after', async () => {
-    const first = await db.handle.sessionLock(SPACE, 1)
-    assert.ok(typeof first === 'object', String(first))
+    const first = await take(1)
     assert.equal(first.lost, false)
     assert.equal(await db.handle.sessionLock(SPACE, 1), 'taken')
     await first.release()
-    const again = await db.handle.sessionLock(SPACE, 1)
-    assert.ok(typeof again === 'object', String(again))
-    await again.release()
+    await assertFree(1)
   })
 
   it(
     'are lost when the server ends their connection, and free then',
     { skip: connectionsOfTheirOwn },
     async () => {
-      const lock = await db.handle.sessionLock(SPACE, 2)
-      assert.ok(typeof lock === 'object', String(lock))
+      const lock = await take(2)
       await db.handle.executeSql(
         `SELECT pg_terminate_backend(pid) FROM pg_locks
        WHERE locktype = 'advisory' AND classid = ${SPACE} AND objid = 2 AND objsubid = 2
@@ -40,9 +45,7 @@ describe('session locks', async () => {
       )
       for (let i = 0; i < 100 && !lock.lost; i++) await new Promise((r) => setTimeout(r, 20))
       assert.equal(lock.lost, true)
-      const again = await db.handle.sessionLock(SPACE, 2)
-      assert.ok(typeof again === 'object', String(again))
-      await again.release()
+      await assertFree(2)
     },
   )
 
@@ -72,9 +75,7 @@ describe('session locks', async () => {
       try {
         assert.equal(await behind.sessionLock(SPACE, 3), 'pooled')
         assert.equal(await unnamed.sessionLock(SPACE, 3), 'pooled')
-        const direct = await db.handle.sessionLock(SPACE, 3)
-        assert.ok(typeof direct === 'object', `the number is still free: ${String(direct)}`)
-        await direct.release()
+        await assertFree(3)
       } finally {
         await behind.close()
         await unnamed.close()

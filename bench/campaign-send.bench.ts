@@ -1,4 +1,6 @@
 import fs from 'node:fs'
+import http from 'node:http'
+import pg from 'pg'
 import { api, machineBusyMs, processCpuMs, round } from './lib/measure.js'
 import { sampleCpuGroups } from './lib/process-cpu.js'
 import type { ServerProcess } from './lib/server-process.js'
@@ -30,6 +32,22 @@ export interface CampaignSendFigures {
   cpuMsPerMsgByProcess: Record<string, number>
   /** With coupons: codes the folder shows handed out after the send (a count in the database). */
   couponsAssigned?: number
+  /** With transactional calls beside the campaign: how long their mail waited for the relay. */
+  transactional?: TransactionalBeside
+}
+
+/** Transactional mail sent while the campaign sends (issue 11: each origin its fair share). */
+export interface TransactionalBeside {
+  /** Calls made (one recipient each) and those answered 200. */
+  calls: number
+  accepted: number
+  /**
+   * From the call's row committed (`created_at`) to the relay's acceptance marked (`sent_at`), in ms, over the
+   * accepted calls: the time a transactional message waited behind the campaign, rendering and signing included.
+   */
+  waitMs: { p50: number; p95: number; p99: number; max: number }
+  /** When the slowest of them was called, in seconds from the first call (the freeze is at the start). */
+  slowestAtSeconds: number
 }
 
 export interface CampaignSendOptions {
@@ -37,6 +55,115 @@ export interface CampaignSendOptions {
   coupons?: boolean
   /** Issue 14: the mail carries `*|RECOMMEND:<id>:3|*`; every recipient bought once, so each gets co-purchases. */
   recommend?: boolean
+  /**
+   * Issue 11: a shop's order confirmations (`POST /transactional/send-message`, one recipient each) at this many
+   * calls a second for as long as the campaign sends. PostgreSQL only: the wait is read from the ledger.
+   */
+  transactionalPerSec?: number
+}
+
+/**
+ * A POST on a kept-alive connection; its status. `fetch` cost this bench about 2 ms of CPU a call (this, about 1),
+ * taken from the machine the send is measured on.
+ */
+function post(agent: http.Agent, url: string, key: string, path: string, body: unknown): Promise<number> {
+  const data = JSON.stringify(body)
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${url}${path}`,
+      {
+        method: 'POST',
+        agent,
+        headers: { key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+      },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode ?? 0))
+      },
+    )
+    req.on('error', reject)
+    req.end(data)
+  })
+}
+
+/**
+ * Calls `send-message` at `perSec` until `until()` says stop (or the deadline), each call's mail to an address of
+ * its own; how many it made and how many were answered 200. At most `perSec` calls in flight: a server that
+ * answers slowly gets fewer calls, not a pile of them.
+ */
+async function transactionalCalls(
+  url: string,
+  key: string,
+  perSec: number,
+  until: () => boolean,
+  deadline: number,
+): Promise<{ calls: number; accepted: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 })
+  let calls = 0
+  let accepted = 0
+  const inFlight = new Set<Promise<void>>()
+  const started = Date.now()
+  try {
+    while (!until() && Date.now() < deadline) {
+      const due = started + (calls * 1000) / perSec
+      if (Date.now() < due) {
+        await new Promise((r) => setTimeout(r, due - Date.now()))
+        continue
+      }
+      const n = calls++
+      const call = post(agent, url, key, '/transactional/send-message', {
+        message: {
+          subject: 'Order *|order|* confirmed',
+          from_name: 'Bench Shop',
+          from_email: `orders@${DOMAIN}`,
+          html: '<html><body><p>Hello *|name|*, your order *|order|* ships today.</p><p><a href="https://shop.example/track?o=1">Track it</a></p></body></html>',
+          to: [{ email: `buyer${n}@bench-buyers.example`, name: `Buyer ${n}` }],
+          global_merge_vars: [
+            { name: 'name', content: `Buyer ${n}` },
+            { name: 'order', content: `A-${n}` },
+          ],
+        },
+      }).then(
+        (status) => void (status === 200 && accepted++),
+        () => undefined,
+      )
+      inFlight.add(call)
+      void call.finally(() => inFlight.delete(call))
+      if (inFlight.size >= perSec) await Promise.race(inFlight)
+    }
+    await Promise.all(inFlight)
+  } finally {
+    agent.destroy()
+  }
+  return { calls, accepted }
+}
+
+/** The accepted transactional mail's waits, read from the ledger (sent, so `sent_at` is set). */
+async function transactionalWaits(
+  databaseUrl: string,
+): Promise<{ sent: number; waitMs: TransactionalBeside['waitMs']; slowestAtSeconds: number }> {
+  const c = new pg.Client({ connectionString: databaseUrl })
+  await c.connect()
+  try {
+    const { rows } = await c.query<{ sent: number; p: number[] | null; max: number; at: number }>(
+      `WITH t AS (SELECT created_at, extract(epoch FROM sent_at - created_at) * 1000 AS w
+                  FROM messages WHERE kind = 'transactional' AND status = 1)
+       SELECT count(*)::int AS sent,
+              percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY w) AS p, max(w) AS max,
+              (SELECT extract(epoch FROM s.created_at - (SELECT min(created_at) FROM t))
+               FROM t s ORDER BY s.w DESC LIMIT 1) AS at
+       FROM t`,
+    )
+    const r = rows[0]!
+    const ms = (n: number | undefined) => Math.round(Number(n ?? 0))
+    return {
+      sent: r.sent,
+      waitMs: { p50: ms(r.p?.[0]), p95: ms(r.p?.[1]), p99: ms(r.p?.[2]), max: ms(r.max) },
+      slowestAtSeconds: round(Number(r.at ?? 0)),
+    }
+  } finally {
+    await c.end()
+  }
 }
 
 /** Codes per import call: the API's maximum. */
@@ -155,7 +282,21 @@ export async function benchCampaignSend(
   let firstAt = 0
   // At least 15 minutes, and 5 ms a message for the biggest campaigns (1,000,000: 83 minutes).
   const deadline = Date.now() + Math.max(900_000, recipients * 5)
-  while (sink.count() - before < recipients && Date.now() < deadline) {
+  // Transactional calls beside the campaign stop once the sink has counted as many messages as it has
+  // recipients (a few hundred milliseconds before its end, by the transactional mail counted with them).
+  const beside = opts.transactionalPerSec
+    ? transactionalCalls(
+        url,
+        key,
+        opts.transactionalPerSec,
+        () => sink.count() - before >= recipients,
+        deadline,
+      )
+    : undefined
+  // Their mail counts at the sink too: the send ends when the campaign's and theirs have all arrived.
+  let extra: number | undefined = beside ? undefined : 0
+  void beside?.then((r) => (extra = r.accepted))
+  while ((extra === undefined || sink.count() - before < recipients + extra) && Date.now() < deadline) {
     if (!firstAt && sink.count() > before) firstAt = Date.now()
     await new Promise((r) => setTimeout(r, 100))
   }
@@ -167,7 +308,16 @@ export async function benchCampaignSend(
   byGroup.bench = (benchUsage.user + benchUsage.system) / 1000
   clearInterval(sampler)
   const delivered = sink.count() - before
-  if (delivered < recipients) throw new Error(`only ${delivered} of ${recipients} arrived`)
+  if (delivered < recipients + (extra ?? 0))
+    throw new Error(`only ${delivered} of ${recipients} + ${extra ?? '?'} transactional arrived`)
+  let transactional: TransactionalBeside | undefined
+  if (beside) {
+    const { calls, accepted } = await beside
+    if (!server.databaseUrl) throw new Error('transactional mail beside a campaign is read from PostgreSQL')
+    const { sent, waitMs, slowestAtSeconds } = await transactionalWaits(server.databaseUrl)
+    if (sent !== accepted) throw new Error(`${accepted} transactional calls accepted, ${sent} marked sent`)
+    transactional = { calls, accepted, waitMs, slowestAtSeconds }
+  }
   const total = (endedAt - started) / 1000
   let couponsAssigned: number | undefined
   if (opts.coupons) {
@@ -193,5 +343,6 @@ export async function benchCampaignSend(
       Object.entries(byGroup).map(([k, v]) => [k, round(v / recipients, 3)]),
     ),
     ...(couponsAssigned === undefined ? {} : { couponsAssigned }),
+    ...(transactional ? { transactional } : {}),
   }
 }

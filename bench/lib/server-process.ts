@@ -14,6 +14,8 @@ export interface ServerProcess {
   pid: number
   /** PostgreSQL: the bench's own database (its backends name it in their command line). */
   dbName?: string
+  /** PostgreSQL: where that database is, for a bench that reads what the server wrote. */
+  databaseUrl?: string
   stop(): Promise<void>
 }
 
@@ -106,7 +108,7 @@ export async function startServerProcess(
     url,
     key,
     pid: child.pid!,
-    ...(dbName ? { dbName } : {}),
+    ...(dbName ? { dbName, databaseUrl: env.DATABASE_URL } : {}),
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r))

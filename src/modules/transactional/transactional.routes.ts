@@ -9,7 +9,7 @@ import {
   SendTemplateBody,
 } from './transactional.schemas.js'
 import { createTransactionalService, requirePlan } from './transactional.service.js'
-import { transactionalStatsRoutes } from './transactional-stats.js'
+import { transactionalStatsRoutes } from './transactional-stats.routes.js'
 import { MAX_MESSAGE_BYTES } from './transactional.validate.js'
 
 const tags = ['Transactional emails']

@@ -2,8 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { AppContext } from '../../core/context.js'
 import type { ApiApp } from '../../core/http/app-types.js'
 import { commonErrors } from '../../core/http/schemas.js'
-import { parseStatsRange } from '../../core/http/stats-range.js'
-import { ratedStats, readKindCounters, type CountedKind } from '../events/index.js'
+import { mailStats } from './transactional-stats.service.js'
 
 const count = (description: string) => Type.Integer({ minimum: 0, description })
 const rate = (description: string) => Type.Number({ description: `${description}, % rounded to 2 decimals` })
@@ -33,19 +32,6 @@ const StatsQuery = Type.Object({
   from_date: Type.Optional(StatsDate('mail sent from this day on; not more than one year back')),
   to_date: Type.Optional(StatsDate('mail sent up to and including this day; after from_date')),
 })
-
-type Ctx = Pick<AppContext, 'db' | 'clock'>
-
-/** The account's mail of one kind, sent within the range when one is given. */
-export async function mailStats(
-  ctx: Ctx,
-  accountId: number,
-  kind: CountedKind,
-  query: typeof StatsQuery.static,
-) {
-  const range = parseStatsRange(query, ctx.clock.now())
-  return { stats: ratedStats(await readKindCounters(ctx.db, accountId, kind, range)) }
-}
 
 /** `GET /transactional/stats` and `GET /transactional/stats/doi` (contract §9). */
 export function transactionalStatsRoutes(app: ApiApp, ctx: AppContext): void {

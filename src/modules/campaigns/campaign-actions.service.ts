@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm'
 import type { AppContext } from '../../core/context.js'
 import { fieldError } from '../../core/http/errors.js'
 import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
@@ -51,15 +50,11 @@ export function createCampaignActions(ctx: Ctx) {
     async send(accountId: number, id: number) {
       const c = await campaignOf(accountId, id)
       const now = ctx.clock.now()
-      const moved = await moveCampaign(
-        ctx.db,
-        accountId,
-        id,
-        [0, 7],
-        1,
-        now,
-        sql`, sent_at = ${now.toISOString()}::timestamptz, scheduled_at = NULL, error = NULL, error_code = NULL`,
-      )
+      const moved = await moveCampaign(ctx.db, accountId, id, [0, 7], 1, now, {
+        sentAt: now,
+        scheduledAt: null,
+        error: null,
+      })
       if (!moved) throw wrongStatus('sent', c)
       wakeSenders()
       return { id, status: 1 as const }
@@ -71,30 +66,14 @@ export function createCampaignActions(ctx: Ctx) {
       if (!at) throw fieldError('scheduled_at', 'The scheduled_at does not match the format Y-m-d H:i:s.')
       if (at.getTime() <= ctx.clock.now().getTime())
         throw fieldError('scheduled_at', 'The scheduled_at must be a date in the future.')
-      const moved = await moveCampaign(
-        ctx.db,
-        accountId,
-        id,
-        [0, 7],
-        7,
-        ctx.clock.now(),
-        sql`, scheduled_at = ${at.toISOString()}::timestamptz`,
-      )
+      const moved = await moveCampaign(ctx.db, accountId, id, [0, 7], 7, ctx.clock.now(), { scheduledAt: at })
       if (!moved) throw wrongStatus('scheduled', c)
       return { id, status: 7 as const }
     },
 
     async unschedule(accountId: number, id: number) {
       const c = await campaignOf(accountId, id)
-      const moved = await moveCampaign(
-        ctx.db,
-        accountId,
-        id,
-        [7],
-        0,
-        ctx.clock.now(),
-        sql`, scheduled_at = NULL`,
-      )
+      const moved = await moveCampaign(ctx.db, accountId, id, [7], 0, ctx.clock.now(), { scheduledAt: null })
       if (!moved) throw wrongStatus('unscheduled', c)
       return { id, status: 0 as const }
     },
@@ -116,7 +95,7 @@ export function createCampaignActions(ctx: Ctx) {
     async resume(accountId: number, id: number) {
       const c = await campaignOf(accountId, id)
       const now = ctx.clock.now()
-      const clear = sql`, error = NULL, error_code = NULL, paused_at = NULL`
+      const clear = { error: null, unpause: true }
       const ledger = c.status === 4 && c.errorCode !== 'cancelled' ? await ledgerState(ctx.db, id) : 'done'
       let status: 1 | 2 = 2
       if (c.status === 2 && c.pausedAt) {
@@ -141,15 +120,7 @@ export function createCampaignActions(ctx: Ctx) {
       if (c.status !== 1 && c.status !== 2) throw wrongStatus('cancelled', c)
       const done = await retriedTransaction(ctx.db, async (tx) => {
         const why = campaignErrors.cancelled()
-        const moved = await moveCampaign(
-          tx,
-          accountId,
-          id,
-          [1, 2],
-          4,
-          now,
-          sql`, error = ${why.message}, error_code = ${why.code}`,
-        )
+        const moved = await moveCampaign(tx, accountId, id, [1, 2], 4, now, { error: why })
         if (moved) await cancelQueued(tx, id)
         return moved
       })

@@ -8,6 +8,28 @@ import type { CampaignStatus } from './campaigns.table.js'
 
 const iso = (d: Date) => d.toISOString()
 
+/** What a move sets besides the status and `changed_at`; a column not named is left as it is. */
+export interface CampaignMoveSets {
+  sentAt?: Date
+  /** A date, or null to clear it. */
+  scheduledAt?: Date | null
+  /** The error to record (message and code), or null to clear both. */
+  error?: CampaignError | null
+  /** Clears `paused_at`. */
+  unpause?: boolean
+}
+
+function moveSets(set: CampaignMoveSets): SQL {
+  const parts: SQL[] = []
+  if (set.sentAt) parts.push(sql`sent_at = ${iso(set.sentAt)}::timestamptz`)
+  if (set.scheduledAt !== undefined)
+    parts.push(sql`scheduled_at = ${set.scheduledAt ? iso(set.scheduledAt) : null}::timestamptz`)
+  if (set.error !== undefined)
+    parts.push(sql`error = ${set.error?.message ?? null}, error_code = ${set.error?.code ?? null}`)
+  if (set.unpause) parts.push(sql`paused_at = NULL`)
+  return parts.length ? sql`, ${sql.join(parts, sql`, `)}` : sql``
+}
+
 /**
  * Side effect: moves a campaign from `from` statuses to `to`, setting the given columns; the row when it moved,
  * undefined when its status was not one of `from` (someone else moved it first).
@@ -19,11 +41,11 @@ export async function moveCampaign(
   from: readonly CampaignStatus[],
   to: CampaignStatus,
   now: Date,
-  set: SQL = sql``,
+  set: CampaignMoveSets = {},
 ): Promise<{ id: number; status: CampaignStatus } | undefined> {
   return queryOne(
     ex,
-    sql`UPDATE campaigns SET status = ${to}, changed_at = ${iso(now)}::timestamptz ${set}
+    sql`UPDATE campaigns SET status = ${to}, changed_at = ${iso(now)}::timestamptz ${moveSets(set)}
         WHERE id = ${id} AND account_id = ${accountId}
           AND status IN (SELECT jsonb_array_elements_text(${JSON.stringify(from)}::jsonb)::smallint)
         RETURNING id, status`,

@@ -1,5 +1,5 @@
 export { couponFolders, coupons, couponMisses } from './coupons.table.js'
-export { couponMissNote } from './coupon-miss-note.js'
+export { couponMissNote } from './coupon-miss-note.sql.js'
 export {
   assignCouponVars,
   couponTags,

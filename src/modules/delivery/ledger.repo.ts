@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { DbHandle, Executor } from '../../core/db/client.js'
 import { queryPrepared, queryRows, queryRowsOn } from '../../core/db/sql.js'
-import { counterIncrementsSql } from '../events/index.js'
+import { counterIncrementsSql, eventsInsertSql } from '../events/index.js'
 import { contactMergeColumns, type ContactForMerge } from '../messages/index.js'
 import { CLAIMER_LOCK_SPACE } from './claimer.js'
 
@@ -195,12 +195,21 @@ export async function markSent(
           FROM v WHERE messages.id = v.id AND messages.status = 4
           RETURNING messages.id, messages.account_id, messages.campaign_id, messages.pipeline_id,
                     messages.action_id, messages.contact_id, messages.email),
-        logged AS (
-          INSERT INTO events (account_id, message_id, campaign_id, pipeline_id, action_id, contact_id, email,
-                              event, occurred_at)
-          SELECT account_id, id, campaign_id, pipeline_id, action_id, contact_id, email, 'send',
-                 ${iso(now)}::timestamptz FROM sent
-          RETURNING account_id, message_id, campaign_id, pipeline_id, action_id, contact_id, email),
+        logged AS (${eventsInsertSql(
+          {
+            accountId: sql`account_id`,
+            messageId: sql`id`,
+            campaignId: sql`campaign_id`,
+            pipelineId: sql`pipeline_id`,
+            actionId: sql`action_id`,
+            contactId: sql`contact_id`,
+            email: sql`email`,
+            event: sql`'send'`,
+            occurredAt: sql`${iso(now)}::timestamptz`,
+          },
+          sql`sent`,
+          sql`RETURNING account_id, message_id, campaign_id, pipeline_id, action_id, contact_id, email`,
+        )}),
         counted AS (${counterIncrementsSql({
           from: sql`sent`,
           scope: {

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../core/db/client.js'
 import { queryOne, queryRows } from '../../core/db/sql.js'
 import type { EventType } from './events.table.js'
@@ -16,6 +16,35 @@ export interface NewEvent {
   msg?: string | null
   url?: string | null
   occurredAt: Date
+}
+
+/** An event row's columns as SQL expressions over what an INSERT selects from; `msg` and `url` are NULL unless given. */
+export interface EventColumns {
+  accountId: SQL
+  messageId: SQL
+  campaignId: SQL
+  pipelineId: SQL
+  actionId: SQL
+  contactId: SQL
+  email: SQL
+  event: SQL
+  occurredAt: SQL
+  msg?: SQL
+  url?: SQL
+}
+
+/**
+ * The one INSERT of event rows (the events table's SQL has this owner, as the counters have counterIncrementsSql):
+ * each column selected as given, `FROM from` when given (a CTE of the statement it sits in, with an ORDER BY if
+ * the order matters), and `tail` after it (a RETURNING). Whoever records what happened to mail composes it into
+ * their statement: the ledger's marking (`send`), the outcomes module (every other event).
+ */
+export function eventsInsertSql(c: EventColumns, from?: SQL, tail: SQL = sql``): SQL {
+  return sql`INSERT INTO events (account_id, message_id, campaign_id, pipeline_id, action_id, contact_id, email,
+                                 event, msg, url, occurred_at)
+    SELECT ${c.accountId}, ${c.messageId}, ${c.campaignId}, ${c.pipelineId}, ${c.actionId}, ${c.contactId},
+           ${c.email}, ${c.event}, ${c.msg ?? sql`NULL::text`}, ${c.url ?? sql`NULL::text`}, ${c.occurredAt}
+    ${from ? sql`FROM ${from}` : sql``} ${tail}`
 }
 
 export interface EmailLogRow {

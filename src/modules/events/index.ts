@@ -3,7 +3,14 @@
  * statistics counters kept beside it. Writing an event with its consequences is the outcomes module's job.
  */
 export { events, type EventType } from './events.table.js'
-export { emailLogPage, pseudonymiseAddress, type EmailLogRow, type NewEvent } from './events.repo.js'
+export {
+  emailLogPage,
+  eventsInsertSql,
+  pseudonymiseAddress,
+  type EmailLogRow,
+  type EventColumns,
+  type NewEvent,
+} from './events.repo.js'
 export {
   addToCounters,
   counterIncrementsSql,

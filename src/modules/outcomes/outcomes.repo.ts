@@ -1,17 +1,27 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { DbHandle, Executor } from '../../core/db/client.js'
 import { queryPrepared } from '../../core/db/sql.js'
-import { counterIncrementsSql, type NewEvent } from '../events/index.js'
+import { counterIncrementsSql, eventsInsertSql, type NewEvent } from '../events/index.js'
 import { webhookOutboxFromSql, webhookOutboxSql } from '../webhooks/index.js'
 
 /** The INSERT of one event; with `source`, its row is written only when `source` (a CTE) has one. */
 function eventInsertSql(e: NewEvent, source?: SQL): SQL {
-  return sql`INSERT INTO events (account_id, message_id, campaign_id, pipeline_id, action_id, contact_id, email,
-                                 event, msg, url, occurred_at)
-    SELECT ${e.accountId}::int, ${e.messageId ?? null}::bigint, ${e.campaignId ?? 0}::int,
-           ${e.pipelineId ?? null}::int, ${e.actionId ?? null}::text, ${e.contactId ?? null}::int, ${e.email}::text,
-           ${e.event}::text, ${e.msg ?? null}::text, ${e.url ?? null}::text, ${e.occurredAt.toISOString()}::timestamptz
-    ${source ? sql`FROM ${source}` : sql``}`
+  return eventsInsertSql(
+    {
+      accountId: sql`${e.accountId}::int`,
+      messageId: sql`${e.messageId ?? null}::bigint`,
+      campaignId: sql`${e.campaignId ?? 0}::int`,
+      pipelineId: sql`${e.pipelineId ?? null}::int`,
+      actionId: sql`${e.actionId ?? null}::text`,
+      contactId: sql`${e.contactId ?? null}::int`,
+      email: sql`${e.email}::text`,
+      event: sql`${e.event}::text`,
+      msg: sql`${e.msg ?? null}::text`,
+      url: sql`${e.url ?? null}::text`,
+      occurredAt: sql`${e.occurredAt.toISOString()}::timestamptz`,
+    },
+    source,
+  )
 }
 
 /**
@@ -73,12 +83,21 @@ export async function recordHits(
                        min(at) FILTER (WHERE kind = 'click') AS click_at
                 FROM hits WHERE first GROUP BY message_id) f
           WHERE messages.id = f.message_id),
-        logged AS (
-          INSERT INTO events (account_id, message_id, campaign_id, pipeline_id, action_id, contact_id, email,
-                              event, url, occurred_at)
-          SELECT account_id, message_id, campaign_id, nullif(pipeline_id, 0), nullif(action_id, ''), contact_id,
-                 email, kind, url, at
-          FROM hits ORDER BY ord),
+        logged AS (${eventsInsertSql(
+          {
+            accountId: sql`account_id`,
+            messageId: sql`message_id`,
+            campaignId: sql`campaign_id`,
+            pipelineId: sql`nullif(pipeline_id, 0)`,
+            actionId: sql`nullif(action_id, '')`,
+            contactId: sql`contact_id`,
+            email: sql`email`,
+            event: sql`kind`,
+            url: sql`url`,
+            occurredAt: sql`at`,
+          },
+          sql`hits ORDER BY ord`,
+        )}),
         counted AS (${counterIncrementsSql({
           from: sql`hits WHERE campaign_id <> 0 OR pipeline_id <> 0`,
           scope: { campaignId: sql`campaign_id`, pipelineId: sql`pipeline_id`, actionId: sql`action_id` },

@@ -1,3 +1,4 @@
+import eslintComments from '@eslint-community/eslint-plugin-eslint-comments'
 import tseslint from 'typescript-eslint'
 
 /**
@@ -7,10 +8,29 @@ import tseslint from 'typescript-eslint'
  */
 const TEST_FILES = ['**/*.test.ts', '**/*.test-helpers.ts']
 
+/**
+ * Relative paths as written: `./` steps may stand anywhere among the `../` (`./../lists/x.js` is `../lists/x.js`),
+ * and a file may be named by its `.ts` as well as its `.js` (tsconfig allows both). Every pattern below reads
+ * them so, or a rule would be passed by spelling the path another way.
+ */
+const UP = '(\\./)*\\.\\./(\\./)*'
+const EXT = '\\.[jt]s$'
+
 /** design.md: `core/` knows nothing of modules. */
+const CORE_TO_MODULES = '^(\\.\\.?/)+modules(/|$)'
 const coreKnowsNoModule = {
-  regex: '^(\\.\\./)+modules(/|$)',
+  regex: CORE_TO_MODULES,
   message: 'core/ never imports src/modules (design.md, Layout): move the shared part down into core/.',
+}
+/** The same for `import()`, which no-restricted-imports does not read. */
+const coreImportsNoModuleLater = {
+  'no-restricted-syntax': [
+    'error',
+    {
+      selector: `ImportExpression[source.value=/${CORE_TO_MODULES.replaceAll('/', '\\/')}/]`,
+      message: coreKnowsNoModule.message,
+    },
+  ],
 }
 
 /**
@@ -19,17 +39,17 @@ const coreKnowsNoModule = {
  */
 const onlyThroughIndex = (exceptTables = false) => ({
   regex: exceptTables
-    ? '^\\.\\./[^/.][^/]*/(?!index\\.js$)(?![^/]+\\.table\\.js$)'
-    : '^\\.\\./[^/.][^/]*/(?!index\\.js$)',
+    ? `^${UP}[^/.][^/]*/(?!index${EXT})(?![^/]+\\.table${EXT})`
+    : `^${UP}[^/.][^/]*/(?!index${EXT})`,
   message: "Import another module only through its index.ts: '../<module>/index.js' (design.md, Layout).",
 })
 const notModulesRoot = [
   {
-    regex: '^\\.\\./index\\.js$',
+    regex: `^${UP}index${EXT}`,
     message: 'src/modules/index.ts lists every module, so importing it from one closes a cycle.',
   },
   {
-    regex: '^(\\.\\./){2,}modules(/|$)',
+    regex: '^(\\.\\.?/)*\\.\\./(\\.\\.?/)*\\.\\./(\\.\\.?/)*modules(/|$)',
     message: "Import another module as '../<module>/index.js'.",
   },
 ]
@@ -39,7 +59,7 @@ const notModulesRoot = [
  * src/modules/index.ts, imports it. Everything else imports the module's index.ts, which holds no routes.
  */
 const moduleDefsOnlyInModuleList = {
-  regex: '\\.module\\.js$',
+  regex: `\\.module${EXT}`,
   message:
     'Only src/modules/index.ts imports a <group>.module.ts (its routes and worker); import the index.ts instead.',
 }
@@ -47,7 +67,7 @@ const moduleDefsOnlyInModuleList = {
 /** design.md: routes never touch SQL. Routes call a service; the service calls the repo. */
 const routesTouchNoSql = [
   {
-    regex: '\\.(repo|table)\\.js$',
+    regex: `\\.(repo|table)${EXT}`,
     message: 'A route file calls a service, never a repo or a table: all SQL is in *.repo.ts (design.md).',
   },
   {
@@ -55,10 +75,48 @@ const routesTouchNoSql = [
     message: 'Routes never touch SQL (design.md): put the query in a *.repo.ts, called from the service.',
   },
   {
-    regex: '/core/db/sql\\.js$',
+    regex: `/core/db/sql${EXT}`,
     message: 'Routes never touch SQL (design.md): put the query in a *.repo.ts, called from the service.',
   },
 ]
+
+/** A route that reaches the database through its context skips the service as surely as one importing a repo. */
+const routesUseNoDb = {
+  'no-restricted-syntax': [
+    'error',
+    {
+      selector: 'MemberExpression[property.name=/^(db|dbHandle)$/]',
+      message:
+        'Routes never touch the database (design.md): pass the context to a service, which calls the repo.',
+    },
+  ],
+}
+
+/**
+ * SQL is written in *.repo.ts (design.md), in the tables' *.table.ts, and in *.sql.ts: fragments that other
+ * modules' repos compose (a segment's condition, a note over a message's coupon misses). Anywhere else in a
+ * module, the query builders, the drivers and core's query helpers are types only.
+ */
+const sqlOnlyInRepos = {
+  '@typescript-eslint/no-restricted-imports': [
+    'error',
+    {
+      paths: ['drizzle-orm', 'pg', '@electric-sql/pglite'].map((name) => ({
+        name,
+        allowTypeImports: true,
+        message: 'SQL is written in *.repo.ts (or a *.sql.ts fragment, a *.table.ts): call a repo function.',
+      })),
+      patterns: [
+        {
+          regex: `^(drizzle-orm|@electric-sql/pglite)/|/core/db/sql${EXT}`,
+          allowTypeImports: true,
+          message:
+            'SQL is written in *.repo.ts (or a *.sql.ts fragment, a *.table.ts): call a repo function.',
+        },
+      ],
+    },
+  ],
+}
 
 /**
  * A drizzle query builder is a thenable that runs its statement at every `await` (and `execute`'s answer is
@@ -89,9 +147,12 @@ export default tseslint.config(
   { ignores: ['node_modules/', 'migrations/', 'data/', 'dist/', '.tmp/', 'bench/results/'] },
   ...tseslint.configs.recommended,
   {
+    plugins: { '@eslint-community/eslint-comments': eslintComments },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
+      // A rule turned off says why after `--` (an `any` included: the brief allows none without a reason).
+      '@eslint-community/eslint-comments/require-description': 'error',
     },
   },
   // Later blocks replace the rule's options of earlier ones for the files they match, so each repeats what holds.
@@ -103,7 +164,7 @@ export default tseslint.config(
   {
     files: ['src/core/**/*.ts'],
     ignores: TEST_FILES,
-    rules: restrict(coreKnowsNoModule, moduleDefsOnlyInModuleList),
+    rules: { ...restrict(coreKnowsNoModule, moduleDefsOnlyInModuleList), ...coreImportsNoModuleLater },
   },
   {
     files: ['src/modules/*/**/*.ts'],
@@ -118,12 +179,20 @@ export default tseslint.config(
     rules: restrict(onlyThroughIndex(true), notModulesRoot, moduleDefsOnlyInModuleList),
   },
   {
+    files: ['src/modules/**/*.ts'],
+    ignores: [...TEST_FILES, '**/*.repo.ts', '**/*.table.ts', '**/*.sql.ts'],
+    rules: sqlOnlyInRepos,
+  },
+  {
     files: ['src/**/*.repo.ts'],
     rules: builderNotReturnedRaw,
   },
   {
     files: ['src/modules/**/*.routes.ts'],
     ignores: TEST_FILES,
-    rules: restrict(onlyThroughIndex(), notModulesRoot, routesTouchNoSql, moduleDefsOnlyInModuleList),
+    rules: {
+      ...restrict(onlyThroughIndex(), notModulesRoot, routesTouchNoSql, moduleDefsOnlyInModuleList),
+      ...routesUseNoDb,
+    },
   },
 )

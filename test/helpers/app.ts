@@ -52,7 +52,7 @@ export interface TestApp {
   /** Base URL when started with listen: true. */
   url: string
   dataDir: string
-  req<T = any>(method: string, url: string, opts?: RequestOptions): Promise<TestResponse<T>> // eslint-disable-line @typescript-eslint/no-explicit-any
+  req<T = any>(method: string, url: string, opts?: RequestOptions): Promise<TestResponse<T>> // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON bodies
   createAccount(plan?: Plan): Promise<TestAccount>
   close(): Promise<void>
 }

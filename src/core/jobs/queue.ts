@@ -7,7 +7,7 @@ import { positionalSql } from '../db/sql.js'
  * Job names and their payloads. Modules add their own entries by declaration merging:
  *   declare module '../../core/jobs/queue.js' { interface JobMap { 'x.y': { id: number } } }
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the modules, by declaration merging
 export interface JobMap {}
 
 export type JobName = keyof JobMap & string

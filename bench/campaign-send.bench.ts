@@ -46,6 +46,8 @@ export interface TransactionalBeside {
    * accepted calls: the time a transactional message waited behind the campaign, rendering and signing included.
    */
   waitMs: { p50: number; p95: number; p99: number; max: number }
+  /** How many waited over a second. */
+  overOneSecond: number
   /** When the slowest of them was called, in seconds from the first call (the freeze is at the start). */
   slowestAtSeconds: number
 }
@@ -141,15 +143,22 @@ async function transactionalCalls(
 /** The accepted transactional mail's waits, read from the ledger (sent, so `sent_at` is set). */
 async function transactionalWaits(
   databaseUrl: string,
-): Promise<{ sent: number; waitMs: TransactionalBeside['waitMs']; slowestAtSeconds: number }> {
+): Promise<Omit<TransactionalBeside, 'calls' | 'accepted'> & { sent: number }> {
   const c = new pg.Client({ connectionString: databaseUrl })
   await c.connect()
   try {
-    const { rows } = await c.query<{ sent: number; p: number[] | null; max: number; at: number }>(
+    const { rows } = await c.query<{
+      sent: number
+      p: number[] | null
+      max: number
+      over: number
+      at: number
+    }>(
       `WITH t AS (SELECT created_at, extract(epoch FROM sent_at - created_at) * 1000 AS w
                   FROM messages WHERE kind = 'transactional' AND status = 1)
        SELECT count(*)::int AS sent,
               percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY w) AS p, max(w) AS max,
+              (count(*) FILTER (WHERE w > 1000))::int AS over,
               (SELECT extract(epoch FROM s.created_at - (SELECT min(created_at) FROM t))
                FROM t s ORDER BY s.w DESC LIMIT 1) AS at
        FROM t`,
@@ -159,6 +168,7 @@ async function transactionalWaits(
     return {
       sent: r.sent,
       waitMs: { p50: ms(r.p?.[0]), p95: ms(r.p?.[1]), p99: ms(r.p?.[2]), max: ms(r.max) },
+      overOneSecond: r.over,
       slowestAtSeconds: round(Number(r.at ?? 0)),
     }
   } finally {
@@ -314,9 +324,9 @@ export async function benchCampaignSend(
   if (beside) {
     const { calls, accepted } = await beside
     if (!server.databaseUrl) throw new Error('transactional mail beside a campaign is read from PostgreSQL')
-    const { sent, waitMs, slowestAtSeconds } = await transactionalWaits(server.databaseUrl)
+    const { sent, ...waits } = await transactionalWaits(server.databaseUrl)
     if (sent !== accepted) throw new Error(`${accepted} transactional calls accepted, ${sent} marked sent`)
-    transactional = { calls, accepted, waitMs, slowestAtSeconds }
+    transactional = { calls, accepted, ...waits }
   }
   const total = (endedAt - started) / 1000
   let couponsAssigned: number | undefined

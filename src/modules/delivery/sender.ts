@@ -191,10 +191,11 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   const outcomes = opts.outcomes
   /**
    * What this sender keeps per scope, by campaign id (0: mail with a body row): the cursor its queued claims walk
-   * forward from, and when it last looked for freed rows before queued ones (FREED_FIRST_MS; a monotonic clock,
-   * not the app's: this paces statements, it is no wait of the domain).
+   * forward from, when it last looked for freed rows before queued ones (FREED_FIRST_MS; a monotonic clock,
+   * not the app's: this paces statements, it is no wait of the domain), and whether a lane is making sure the
+   * campaign is done (sendCampaignBatch).
    */
-  const scopes = new Map<number, { cursor: number; freedLookAt: number }>()
+  const scopes = new Map<number, { cursor: number; freedLookAt: number; ending?: boolean }>()
   const campaignIdOf = (scope: ClaimScope) => ('bodies' in scope ? 0 : scope.campaignId)
   const tagsByKey = new Map<string, ProviderTags>()
   const leaseMs = ctx.config.sendLeaseSeconds * 1000
@@ -230,8 +231,8 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   })
 
   /** Claims a batch for `lane`, whose rows stay in `inHand` until the batch ends (endBatch). */
-  async function claim(lane: Lane, scope: ClaimScope): Promise<ClaimedRow[]> {
-    const rows = await claimRows(lane.batchSize, scope)
+  async function claim(lane: Lane, scope: ClaimScope, rewind = true): Promise<ClaimedRow[]> {
+    const rows = await claimRows(lane.batchSize, scope, rewind)
     const campaignId = campaignIdOf(scope)
     for (const r of rows) inHand.set(r.id, campaignId)
     lane.claimed = rows.map((r) => r.id)
@@ -244,7 +245,16 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     lane.claimed = undefined
   }
 
-  async function claimRows(limit: number, scope: ClaimScope): Promise<ClaimedRow[]> {
+  /** Rows behind the cursor can be queued again (a claim that rolled back): the next claim walks from the start. */
+  async function rewindIfQueued(scope: ClaimScope): Promise<boolean> {
+    const state = scopes.get(campaignIdOf(scope))
+    if (!state || state.cursor === 0 || !(await hasQueued(ctx.db, scope))) return false
+    state.cursor = 0
+    return true
+  }
+
+  /** Claims queued rows, and freed ones; `rewind`: when there are none, look behind the cursor for the next claim. */
+  async function claimRows(limit: number, scope: ClaimScope, rewind = true): Promise<ClaimedRow[]> {
     const campaignId = campaignIdOf(scope)
     let state = scopes.get(campaignId)
     if (!state) scopes.set(campaignId, (state = { cursor: 0, freedLookAt: -Infinity }))
@@ -277,8 +287,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     // Nothing queued: freed rows are looked for now, unless they just were.
     const expired = looked ? [] : await freed()
     if (expired.length) return expired
-    // Rows behind the cursor can be queued again (a claim that rolled back): walk from the start.
-    if (cursor > 0 && (await hasQueued(ctx.db, scope))) state.cursor = 0
+    if (rewind) await rewindIfQueued(scope)
     return []
   }
 
@@ -439,12 +448,23 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
 
   /** Sends one batch of a campaign; how many rows it claimed. */
   async function sendCampaignBatch(lane: Lane, origin: CampaignOrigin, campaignId: number): Promise<number> {
-    const rows = await claim(lane, {
-      campaignId,
-      sendable: origin.sendable(campaignId),
-    })
+    if (scopes.get(campaignId)?.ending) return 0
+    const scope = { campaignId, sendable: origin.sendable(campaignId) }
+    const rows = await claim(lane, scope, false)
     if (rows.length === 0) {
-      if (await origin.finishIfDone(ctx.db, campaignId, ctx.clock.now())) scopes.delete(campaignId)
+      // Whether the campaign is done is read from its whole ledger in the index, every row's claimed and sent
+      // versions included until a vacuum: 2.3 and 3.3 s at 1,000,000 recipients (measured, each statement run by
+      // both lanes at once), while body mail, sent by the lanes between campaign batches, waited (a
+      // transactional message 6 s). One lane reads it; the other goes on with body mail meanwhile.
+      const state = scopes.get(campaignId)
+      if (!state || state.ending) return 0
+      state.ending = true
+      try {
+        if (await rewindIfQueued(scope)) return 0
+        if (await origin.finishIfDone(ctx.db, campaignId, ctx.clock.now())) scopes.delete(campaignId)
+      } finally {
+        state.ending = false
+      }
       return 0
     }
     const found = await origin.content(ctx, campaignId)

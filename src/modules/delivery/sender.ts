@@ -453,9 +453,9 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     const rows = await claim(lane, scope, false)
     if (rows.length === 0) {
       // Whether the campaign is done is read from its whole ledger in the index, every row's claimed and sent
-      // versions included until a vacuum: 2.3 and 3.3 s at 1,000,000 recipients (measured, each statement run by
-      // both lanes at once), while body mail, sent by the lanes between campaign batches, waited (a
-      // transactional message 6 s). One lane reads it; the other goes on with body mail meanwhile.
+      // versions included until a vacuum: 2.3 and 3.3 s at 1,000,000 recipients (logged, each statement run by
+      // both lanes at once), while body mail, sent by the lanes between campaign batches, waited for them. One
+      // lane reads it; the other goes on with body mail meanwhile.
       const state = scopes.get(campaignId)
       if (!state || state.ending) return 0
       state.ending = true

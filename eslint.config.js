@@ -84,11 +84,15 @@ const routesTouchNoSql = [
 const routesUseNoDb = {
   'no-restricted-syntax': [
     'error',
-    {
-      selector: 'MemberExpression[property.name=/^(db|dbHandle)$/]',
+    // `ctx.db`, and `{ db }` taken out of a context.
+    ...[
+      'MemberExpression[property.name=/^(db|dbHandle)$/]',
+      'ObjectPattern > Property[key.name=/^(db|dbHandle)$/]',
+    ].map((selector) => ({
+      selector,
       message:
         'Routes never touch the database (design.md): pass the context to a service, which calls the repo.',
-    },
+    })),
   ],
 }
 

@@ -113,6 +113,9 @@ async function main(): Promise<void> {
     // shop's order confirmations come in (BENCH_TRANSACTIONAL_PER_SEC calls a second, default 50), and tells how
     // long their mail waited behind the campaign (issue 11: each origin its fair share).
     const variants = ['coupons', 'recommend', 'transactional'] as const
+    const transactionalPerSec = Number(process.env.BENCH_TRANSACTIONAL_PER_SEC ?? 50)
+    if (!(transactionalPerSec > 0))
+      throw new Error('BENCH_TRANSACTIONAL_PER_SEC: a number of calls a second, above 0')
     if (want('campaign-send') || variants.some((v) => want(`campaign-send-${v}`))) {
       const sink = await startPostfixSink()
       if (!sink) throw new Error('smtp-sink not found: apt-get install postfix (only its smtp-sink is used)')
@@ -148,9 +151,7 @@ async function main(): Promise<void> {
             if (!want(`campaign-send-${variant}`)) continue
             if (variant === 'transactional' && db !== 'postgres') continue
             const opts: CampaignSendOptions =
-              variant === 'transactional'
-                ? { transactionalPerSec: Number(process.env.BENCH_TRANSACTIONAL_PER_SEC ?? 50) }
-                : { [variant]: true }
+              variant === 'transactional' ? { transactionalPerSec } : { [variant]: true }
             const { value: figures, ceiling: itsCeiling } = await bracketed(() => run(db, opts))
             results[`campaign-send-${variant}.${db}`] = {
               ...figures,

@@ -54,9 +54,21 @@ const cases: { name: string; file: string; code: string[]; broken: string[] }[] 
     broken: [],
   },
   {
-    name: "a module imports another's registration",
+    name: "a module's file imports its registration",
     file: 'src/modules/lists/x.ts',
-    code: ["export { a } from '../accounts/accounts.module.ts'"],
+    code: ["export { a } from './lists.module.ts'"],
+    broken: [IMPORTS],
+  },
+  {
+    name: 'a module imports the module list',
+    file: 'src/modules/lists/x.ts',
+    code: ["export { a } from './../index.ts'"],
+    broken: [IMPORTS],
+  },
+  {
+    name: 'a module imports another through src/modules',
+    file: 'src/modules/lists/x.ts',
+    code: ["export { a } from './../../modules/accounts/index.js'"],
     broken: [IMPORTS],
   },
   {
@@ -75,6 +87,12 @@ const cases: { name: string; file: string; code: string[]; broken: string[] }[] 
     name: 'a route reaches the database through its context',
     file: 'src/modules/lists/x.routes.ts',
     code: ['export const f = (ctx: { db: unknown }) => ctx.db'],
+    broken: [SYNTAX],
+  },
+  {
+    name: 'a route takes the database out of its context',
+    file: 'src/modules/lists/x.routes.ts',
+    code: ['export const f = ({ db }: { db: unknown }) => db'],
     broken: [SYNTAX],
   },
   {

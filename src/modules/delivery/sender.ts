@@ -231,8 +231,8 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   })
 
   /** Claims a batch for `lane`, whose rows stay in `inHand` until the batch ends (endBatch). */
-  async function claim(lane: Lane, scope: ClaimScope, rewind = true): Promise<ClaimedRow[]> {
-    const rows = await claimRows(lane.batchSize, scope, rewind)
+  async function claim(lane: Lane, scope: ClaimScope): Promise<ClaimedRow[]> {
+    const rows = await claimRows(lane.batchSize, scope)
     const campaignId = campaignIdOf(scope)
     for (const r of rows) inHand.set(r.id, campaignId)
     lane.claimed = rows.map((r) => r.id)
@@ -245,7 +245,10 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     lane.claimed = undefined
   }
 
-  /** Rows behind the cursor can be queued again (a claim that rolled back): the next claim walks from the start. */
+  /**
+   * After a claim that found nothing: rows behind the cursor can be queued again (a claim that rolled back), and
+   * then the next claim walks from the start.
+   */
   async function rewindIfQueued(scope: ClaimScope): Promise<boolean> {
     const state = scopes.get(campaignIdOf(scope))
     if (!state || state.cursor === 0 || !(await hasQueued(ctx.db, scope))) return false
@@ -253,8 +256,8 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     return true
   }
 
-  /** Claims queued rows, and freed ones; `rewind`: when there are none, look behind the cursor for the next claim. */
-  async function claimRows(limit: number, scope: ClaimScope, rewind = true): Promise<ClaimedRow[]> {
+  /** Claims queued rows, and freed ones; none found, the caller may rewind (rewindIfQueued). */
+  async function claimRows(limit: number, scope: ClaimScope): Promise<ClaimedRow[]> {
     const campaignId = campaignIdOf(scope)
     let state = scopes.get(campaignId)
     if (!state) scopes.set(campaignId, (state = { cursor: 0, freedLookAt: -Infinity }))
@@ -285,10 +288,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     }
     if (first.length) return first
     // Nothing queued: freed rows are looked for now, unless they just were.
-    const expired = looked ? [] : await freed()
-    if (expired.length) return expired
-    if (rewind) await rewindIfQueued(scope)
-    return []
+    return looked ? [] : freed()
   }
 
   function tagsOf(key: string, sources: (string | null)[]) {
@@ -450,7 +450,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   async function sendCampaignBatch(lane: Lane, origin: CampaignOrigin, campaignId: number): Promise<number> {
     if (scopes.get(campaignId)?.ending) return 0
     const scope = { campaignId, sendable: origin.sendable(campaignId) }
-    const rows = await claim(lane, scope, false)
+    const rows = await claim(lane, scope)
     if (rows.length === 0) {
       // Whether the campaign is done is read from its whole ledger in the index, every row's claimed and sent
       // versions included until a vacuum: 2.3 and 3.3 s at 1,000,000 recipients (logged, each statement run by
@@ -509,9 +509,13 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
 
   /** Sends one batch of mail with body rows (any number of bodies); how many rows it claimed. */
   async function sendBodyBatch(lane: Lane): Promise<number> {
-    const rows = await claim(lane, { bodies: true })
+    const scope = { bodies: true } as const
+    const rows = await claim(lane, scope)
     if (rows.length >= lane.batchSize) lane.more = true
-    if (rows.length === 0) return 0
+    if (rows.length === 0) {
+      await rewindIfQueued(scope)
+      return 0
+    }
     const byBody = new Map<number, ClaimedRow[]>()
     for (const r of rows) {
       const list = byBody.get(r.batch_id!)

@@ -1,6 +1,7 @@
 import { campaignOrigin } from '../../src/modules/campaigns/index.js'
 import {
   startSender,
+  type CampaignOrigin,
   type SendOutcomes,
   type Sender,
   type SenderOptions,
@@ -10,19 +11,20 @@ import { sendOutcomes } from '../../src/modules/outcomes/index.js'
 export type { Sender }
 
 /**
- * The one sender as the worker runs it (campaigns and body mail), driven by the test (`loop: false`).
- * `outcomes` may wrap the real ones (a test making one of them fail).
+ * The one sender as the worker runs it (campaigns and body mail), driven by the test (`loop: false`) or
+ * running its loop. `outcomes` and `campaigns` may wrap the real ones (a test making one of them fail or wait).
  */
 export function startCampaignSender(
   ctx: Parameters<typeof startSender>[0],
   opts: Omit<SenderOptions, 'campaigns' | 'outcomes'> & {
     outcomes?: (real: SendOutcomes) => SendOutcomes
+    campaigns?: (real: CampaignOrigin) => CampaignOrigin
   } = {},
 ): Sender {
-  const { outcomes, ...rest } = opts
+  const { outcomes, campaigns, ...rest } = opts
   return startSender(ctx, {
     ...rest,
-    campaigns: campaignOrigin,
+    campaigns: campaigns ? campaigns(campaignOrigin) : campaignOrigin,
     outcomes: outcomes ? outcomes(sendOutcomes) : sendOutcomes,
   })
 }

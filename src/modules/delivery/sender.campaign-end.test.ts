@@ -3,15 +3,13 @@ import { describe, it } from 'node:test'
 import { startTestApp } from '../../../test/helpers/app.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { sendOrderMail } from '../../../test/helpers/transactional.js'
-import { campaignOrigin } from '../campaigns/index.js'
 import {
   campaignRow,
   createCampaign,
   listWith,
   sendingDomain,
 } from '../campaigns/campaign-send.test-helpers.js'
-import { sendOutcomes } from '../outcomes/index.js'
-import { startSender } from './index.js'
+import { startCampaignSender } from '../../../test/helpers/sender.js'
 
 const sink = await startSmtpSink()
 const delivered = () => sink.messages.flatMap((m) => m.envelopeTo)
@@ -33,16 +31,16 @@ describe('sender: the end of a campaign does not hold body mail', async () => {
     let entered = 0
     let release!: () => void
     const held = new Promise<void>((r) => (release = r))
-    const sender = startSender(t.ctx, {
-      outcomes: sendOutcomes,
-      campaigns: {
-        ...campaignOrigin,
+    const sender = startCampaignSender(t.ctx, {
+      loop: true,
+      campaigns: (real) => ({
+        ...real,
         async finishIfDone(ex, id, now) {
           entered++
           await held
-          return campaignOrigin.finishIfDone(ex, id, now)
+          return real.finishIfDone(ex, id, now)
         },
-      },
+      }),
     })
     t.ctx.onClose(async () => {
       release()

@@ -114,6 +114,43 @@ const cases: { name: string; file: string; code: string[]; broken: string[] }[] 
     broken: [],
   },
   {
+    name: "a service imports a driver's subpath",
+    file: 'src/modules/lists/x.service.ts',
+    code: ["export { Client } from 'pg/lib/index.js'"],
+    broken: [SQL_IMPORTS],
+  },
+  {
+    name: 'a service builds a query on the database of its context',
+    file: 'src/modules/lists/x.service.ts',
+    code: ['export const f = (ctx: { db: { select(): unknown } }) => ctx.db.select()'],
+    broken: [SYNTAX],
+  },
+  {
+    name: 'a service runs a statement in its transaction',
+    file: 'src/modules/lists/x.service.ts',
+    code: ["export const f = (tx: { execute(q: string): unknown }) => tx.execute('SELECT 1')"],
+    broken: [SYNTAX],
+  },
+  {
+    name: 'a service queries through the relational API',
+    file: 'src/modules/lists/x.service.ts',
+    code: [
+      'export const f = (db: { query: { lists: { findMany(): unknown } } }) => db.query.lists.findMany()',
+    ],
+    broken: [SYNTAX],
+  },
+  {
+    name: 'a service begins a transaction and hands it to a repo',
+    file: 'src/modules/lists/x.service.ts',
+    code: [
+      'type Tx = { id: number }',
+      'declare const repo: (tx: Tx) => Promise<number>',
+      'export const f = (ctx: { db: { transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> } }) =>',
+      '  ctx.db.transaction((tx) => repo(tx))',
+    ],
+    broken: [],
+  },
+  {
     name: 'a repo writes SQL',
     file: 'src/modules/lists/x.repo.ts',
     code: ["import { sql } from 'drizzle-orm'", 'export const q = sql`SELECT 1`'],

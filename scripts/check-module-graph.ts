@@ -20,6 +20,7 @@ import {
   upwardImports,
   type Graph,
 } from './module-graph.js'
+import { routesReachingSql } from './route-imports.js'
 
 /**
  * The layers of the modules, lowest first (design.md, Layout). A module imports modules of its own layer or
@@ -145,7 +146,10 @@ function main(): number {
   if (unplaced.length > 0) lines.push(`In no layer (checked for cycles only): ${unplaced.join(', ')}`)
   const upward = upwardImports(graph, LAYERS)
   const routed = indexesReachingRoutes()
-  const failed = cycles.length > 0 || upward.length > 0 || routed.length > 0
+  const routesFiles = sourceFiles(modulesDir).filter((f) => f.endsWith('.routes.ts'))
+  const readSource = (f: string) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : undefined)
+  const sqlInRoutes = routesReachingSql(routesFiles, modulesDir, readSource)
+  const failed = cycles.length > 0 || upward.length > 0 || routed.length > 0 || sqlInRoutes.length > 0
   if (!quiet || failed) console.log(lines.join('\n'))
   if (cycles.length > 0) {
     console.error(
@@ -164,6 +168,13 @@ function main(): number {
       `\nFAIL: a module's index.ts (its public API) pulls in routes; registration belongs in ` +
         `<group>.module.ts, which only src/modules/index.ts imports:\n` +
         routed.map((c) => `  ${c}`).join('\n'),
+    )
+  }
+  if (sqlInRoutes.length > 0) {
+    console.error(
+      `\nFAIL: a route calls what a repo, table or SQL fragment declares, through a module's index.ts ` +
+        `(routes call a service, design.md):\n` +
+        sqlInRoutes.map((c) => `  ${c}`).join('\n'),
     )
   }
   return failed ? 1 : 0

@@ -4,9 +4,11 @@ import { resolveSenderDomain } from '../domains/index.js'
 import { findSegments, segmentMembersSql } from '../segments/index.js'
 import { CAMPAIGN_DOMAIN_TYPES, trackableHtml } from '../delivery/index.js'
 import {
+  analyzeLedger,
   errorCampaign,
   finishIfDone,
   freezeRecipients,
+  ledgerRowEstimate,
   lockPreparing,
   setSender,
   startSending,
@@ -26,17 +28,48 @@ export { CAMPAIGN_DOMAIN_TYPES }
  * row is locked and skipped by other workers, and a crash rolls the whole step back, so it runs exactly once.
  */
 export async function prepareCampaign(ctx: Ctx, campaignId: number): Promise<boolean> {
+  const { handled, frozen } = await freezeCampaign(ctx, campaignId)
+  if (frozen > 0) await refreshLedgerStatistics(ctx, frozen)
+  return handled
+}
+
+/** Below this, a freeze leaves the statistics to autovacuum whatever the ledger's size. */
+const REFRESH_MIN_ROWS = 1000
+
+/**
+ * A freeze that grew the ledger by a tenth or more has its statistics refreshed at once, not when autovacuum next
+ * looks (at its next round, a minute or more later, for the same tenth). The hottest statements are prepared and
+ * planned once per connection: one planned while the ledger was nearly empty (a new installation's first order
+ * confirmations) scans the whole table by hash join after a freeze of 1,000,000 rows, until an ANALYZE makes it
+ * plan again. Measured beside transactional mail: each batch's marking took 100–200 ms instead of a few for the
+ * minute and a half autovacuum took, and PostgreSQL's CPU a message was 2 to 6 times the plain send's.
+ */
+async function refreshLedgerStatistics(ctx: Ctx, frozen: number): Promise<void> {
+  if (frozen < REFRESH_MIN_ROWS) return
+  try {
+    // The estimate is the last ANALYZE's, before these rows: they are the growth.
+    if (frozen * 10 < (await ledgerRowEstimate(ctx.db))) return
+    await ctx.db.transaction((tx) => analyzeLedger(tx))
+  } catch (err) {
+    // Only the plans wait for autovacuum then; the campaign sends either way.
+    ctx.log.warn({ err }, 'the send ledger statistics were not refreshed after a freeze')
+  }
+}
+
+/** The transaction of prepareCampaign; how many recipients it froze (0 when it stopped or had nothing to do). */
+async function freezeCampaign(ctx: Ctx, campaignId: number): Promise<{ handled: boolean; frozen: number }> {
+  const none = (handled: boolean) => ({ handled, frozen: 0 })
   return retriedTransaction(ctx.db, async (tx) => {
-    if (!(await lockPreparing(tx, campaignId))) return false
+    if (!(await lockPreparing(tx, campaignId))) return none(false)
     const found = await findCampaignById(tx, campaignId)
-    if (!found) return false
+    if (!found) return none(false)
     const now = ctx.clock.now()
     // The sender is fixed here, with the recipients: fields the campaign leaves empty come from its lists.
     const sender = await senderIdentity(tx, found)
     const c = { ...found, ...sender }
     if (c.fromEmail === '') {
       await errorCampaign(tx, c.id, campaignErrors.noFromEmail(), now)
-      return true
+      return none(true)
     }
     if (
       sender.fromName !== found.fromName ||
@@ -47,7 +80,7 @@ export async function prepareCampaign(ctx: Ctx, campaignId: number): Promise<boo
     const domain = await resolveSenderDomain(ctx, tx, c.accountId, c.fromEmail, CAMPAIGN_DOMAIN_TYPES)
     if (!domain.allowed) {
       await errorCampaign(tx, c.id, campaignErrors.noSendingDomain(domain.name), now)
-      return true
+      return none(true)
     }
     // A segment deleted since the campaign was saved no longer selects anyone.
     const segments = await findSegments(
@@ -72,6 +105,6 @@ export async function prepareCampaign(ctx: Ctx, campaignId: number): Promise<boo
     const n = await freezing
     await startSending(tx, c.id, links, n, now)
     if (n === 0) await finishIfDone(tx, c.id, now)
-    return true
+    return { handled: true, frozen: n }
   })
 }

@@ -104,6 +104,25 @@ export async function freezeRecipients(
   return row?.n ?? 0
 }
 
+/** The planner's estimate of the send ledger's rows, as its last ANALYZE left it (0 before any). */
+export async function ledgerRowEstimate(ex: Executor): Promise<number> {
+  const row = await queryOne<{ n: number }>(
+    ex,
+    sql`SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'messages'::regclass`,
+  )
+  return row?.n ?? 0
+}
+
+/**
+ * Side effect: refreshes the planner's statistics of the send ledger (sampled: a few hundred ms at millions of
+ * rows), which also makes every connection plan its prepared statements over the ledger again. Run in a
+ * transaction of its own: waits at most 5 s for an autovacuum of the table, which gives way to it.
+ */
+export async function analyzeLedger(tx: Executor): Promise<void> {
+  await tx.execute(sql`SET LOCAL lock_timeout = '5s'`)
+  await tx.execute(sql`ANALYZE messages`)
+}
+
 /** Only rows of a campaign that is sending and not paused are claimed. */
 export const sendable = (campaignId: number) =>
   sql`EXISTS (SELECT 1 FROM campaigns c WHERE c.id = ${campaignId} AND c.status = 2 AND c.paused_at IS NULL)`

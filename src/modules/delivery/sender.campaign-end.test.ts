@@ -10,15 +10,10 @@ import {
   sendingDomain,
 } from '../campaigns/campaign-send.test-helpers.js'
 import { startCampaignSender } from '../../../test/helpers/sender.js'
+import { waitFor } from '../../../test/helpers/wait-for.js'
 
 const sink = await startSmtpSink()
 const delivered = () => sink.messages.flatMap((m) => m.envelopeTo)
-
-/** Polls (every 20 ms, at most `ms`) until `done` holds; whether it did. */
-async function until(done: () => boolean, ms = 10_000): Promise<boolean> {
-  for (const end = Date.now() + ms; !done() && Date.now() < end;) await new Promise((r) => setTimeout(r, 20))
-  return done()
-}
 
 describe('sender: the end of a campaign does not hold body mail', async () => {
   const t = await startTestApp({ worker: false, config: { smtpUrl: sink.url, sendThreads: 0 } })
@@ -48,14 +43,12 @@ describe('sender: the end of a campaign does not hold body mail', async () => {
     })
     const id = await createCampaign(t, paid, [list], { from_email: 'news@shop.example' })
     assert.equal((await t.req('POST', `/campaigns/${id}/send`, { key: paid.key })).status, 200)
-    assert.ok(await until(() => delivered().length === 2), 'the campaign’s two messages arrive')
-    assert.ok(await until(() => entered > 0), 'a lane checks whether the campaign is done')
+    await waitFor(() => delivered().length === 2, 10_000, 'the campaign’s two messages')
+    await waitFor(() => entered > 0, 10_000, 'a lane checking whether the campaign is done')
 
     await sendOrderMail(t, paid.key, ['buyer@example.cz'])
-    assert.ok(
-      await until(() => delivered().includes('buyer@example.cz'), 5_000),
-      'the order mail goes out while the check is held',
-    )
+    // The order mail goes out while the check is held.
+    await waitFor(() => delivered().includes('buyer@example.cz'), 5_000, 'the order mail')
     assert.equal(entered, 1, 'one lane checks; the other sends body mail')
     assert.equal((await campaignRow(t, id))?.status, 2, 'the campaign is not done before its check ends')
 

@@ -20,9 +20,9 @@ describe('sender: what goes to the signing threads', async () => {
   const sender = startCampaignSender(t.ctx, {
     loop: false,
     signer: {
-      sign: (task) => {
+      sign: (task, options) => {
         tasks.push(task)
-        calls.push(`sign ${task.kind}`)
+        calls.push(`sign ${task.kind}${options?.ahead ? ' ahead' : ''}`)
         return signMessages(task)
       },
       warm: async () => {
@@ -49,6 +49,8 @@ describe('sender: what goes to the signing threads', async () => {
       assert.equal(s.content, byKey.get(s.key), 'slices of one content share one object')
     }
     assert.equal(byKey.size, 2)
+    // Someone waits for this mail: it goes before campaign tasks waiting for a thread (sign-queue.ts).
+    assert.ok(calls.length > 0 && calls.every((c) => c === 'sign body ahead'), calls.join(', '))
   })
 
   it("warms the signer when a campaign is prepared, before the campaign's first task", async () => {

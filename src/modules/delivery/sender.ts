@@ -23,6 +23,7 @@ import {
 } from './ledger.repo.js'
 import type { CampaignContent, CampaignRecipient } from './render.js'
 import type { BodySlice, SignTask } from './sign.worker.js'
+import type { SignQueueOptions } from './sign-queue.js'
 import { createMailSigner, type MailSigner } from './signer.js'
 import { testCopyContent, testCopyRecipient } from './test-copies.js'
 import { providedVars, providerTags, type ProviderTags } from './vars-providers.js'
@@ -58,6 +59,12 @@ const IDLE_POLL_MS = 500
 const FREED_FIRST_MS = 1_000
 /** Contents (and their providers' tags) kept per process, by content key. */
 const TAGS_CACHE_SIZE = 50
+/**
+ * Body mail (transactional, confirmations, automation mail, test copies) is signed before the campaign tasks
+ * waiting for a thread: someone is waiting for it, and a lane hands over one body batch a round at most. Beside a
+ * campaign, a shop's order confirmation waited behind up to ten campaign tasks otherwise.
+ */
+const BODY_QUEUE: SignQueueOptions = { ahead: true }
 
 const DEFERRED = 'deferred: '
 const RELAY_FAILED = 'relay failed: '
@@ -302,10 +309,10 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   }
 
   /**
-   * Signs the tasks on threads, hands each message to the relay and marks the accepted ones in groups;
-   * settles refusals and deferrals. How many the relay accepted, and the last error.
+   * Signs the tasks on threads (queued as `queue` says), hands each message to the relay and marks the accepted
+   * ones in groups; settles refusals and deferrals. How many the relay accepted, and the last error.
    */
-  async function relay(rows: ClaimedRow[], tasks: SignTask[]) {
+  async function relay(rows: ClaimedRow[], tasks: SignTask[], queue?: SignQueueOptions) {
     const byId = new Map(rows.map((r) => [r.id, r]))
     // The lease must not run out under any row of the batch until it is marked, sent ones included: a message
     // handed to the relay whose claim expired before its marking would be claimed again (by this sender's
@@ -344,7 +351,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     try {
       await Promise.all(
         tasks.map(async (task) => {
-          const signed = await signer.sign(task)
+          const signed = await signer.sign(task, queue)
           await Promise.all(
             signed.map(async (m) => {
               const row = byId.get(m.messageId)!
@@ -592,7 +599,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     }
     if (slices.length) tasks.push({ kind: 'body', slices })
     for (const r of missing) await outcomes.unsendable(ctx, r.id, 'the mail body is gone')
-    if (tasks.length && (await relay(rows, tasks)).relayDown) lane.relayDown = true
+    if (tasks.length && (await relay(rows, tasks, BODY_QUEUE)).relayDown) lane.relayDown = true
     return rows.length
   }
 

@@ -104,6 +104,31 @@ describe('a signer', () => {
   })
 })
 
+describe('the signing queue', () => {
+  it('gives a waiting task marked ahead to the next free thread, before tasks that came earlier', async () => {
+    const signer = createMailSigner(1)
+    try {
+      // The thread is up and idle: the first task below goes to it at once, the others wait in the queue.
+      assert.deepEqual(await signer.sign({ kind: 'body', slices: [] }), [])
+      const done: string[] = []
+      const sign = (name: string, ahead: boolean) =>
+        signer.sign({ kind: 'body', slices: [] }, { ahead }).then(() => void done.push(name))
+      await Promise.all([
+        sign('campaign 1', false),
+        sign('campaign 2', false),
+        sign('campaign 3', false),
+        sign('order', true),
+      ])
+      // Piscina may requeue a task it could not hand over at the back of the queue, so the campaign tasks
+      // waiting need not keep their order among themselves; the order's task goes before them either way.
+      assert.deepEqual(done.slice(0, 2), ['campaign 1', 'order'], done.join(', '))
+      assert.equal(done.length, 4)
+    } finally {
+      await signer.close()
+    }
+  })
+})
+
 describe('the flags signing threads start with', () => {
   it("keep the profilers' flags and drop V8's, which a worker thread refuses", async () => {
     const flags = threadFlags([

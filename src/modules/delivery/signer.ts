@@ -1,9 +1,11 @@
 import { Piscina } from 'piscina'
 import { signMessages, type SignTask, type SignedMessage } from './sign.worker.js'
+import { AheadFirstQueue, queuedAs, type SignQueueOptions } from './sign-queue.js'
 
 /** Composes and signs mail; RSA signing is the costliest step of a send, so it gets threads. */
 export interface MailSigner {
-  sign(task: SignTask): Promise<SignedMessage[]>
+  /** `ahead`: signed before the tasks waiting without it (sign-queue.ts). */
+  sign(task: SignTask, options?: SignQueueOptions): Promise<SignedMessage[]>
   /**
    * Gives back the memory of a task's messages once every one of them was handed to the relay and its
    * sendRaw settled (the mailer keeps no reference to it): a signing thread writes the next task's messages
@@ -67,13 +69,16 @@ export function createMailSigner(threads: number, opts: { idleMs?: number } = {}
     idleTimeout: opts.idleMs ?? SIGN_THREAD_IDLE_MS,
     // Bounded (issue 11: RSS), but not so small that sweeping becomes a large part of the thread's work.
     resourceLimits: { maxYoungGenerationSizeMb: SIGN_THREAD_YOUNG_MB },
+    taskQueue: new AheadFirstQueue(),
   })
   // Buffers given back (release), moved to a thread with the next tasks (sign.worker.ts: why).
   const returned: ArrayBuffer[] = []
   return {
-    sign: (task) => {
+    sign: (task, options) => {
       const spare = returned.splice(0, SPARES_PER_TASK)
-      return spare.length ? pool.run({ ...task, spare }, { transferList: spare }) : pool.run(task)
+      const given = spare.length ? { ...task, spare } : task
+      const queued = options ? queuedAs(given, options) : given
+      return spare.length ? pool.run(queued, { transferList: spare }) : pool.run(queued)
     },
     release: (messages) => {
       const buffer = messages[0]?.raw.buffer

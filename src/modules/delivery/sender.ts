@@ -59,11 +59,7 @@ const IDLE_POLL_MS = 500
 const FREED_FIRST_MS = 1_000
 /** Contents (and their providers' tags) kept per process, by content key. */
 const TAGS_CACHE_SIZE = 50
-/**
- * Body mail (transactional, confirmations, automation mail, test copies) is signed before the campaign tasks
- * waiting for a thread: someone is waiting for it, and a lane hands over one body batch a round at most. Beside a
- * campaign, a shop's order confirmation waited behind up to ten campaign tasks otherwise.
- */
+/** Body mail (transactional, confirmations, automation mail, test copies) is signed first: sign-queue.ts. */
 const BODY_QUEUE: SignQueueOptions = { ahead: true }
 
 const DEFERRED = 'deferred: '

@@ -28,13 +28,12 @@ export class AheadFirstQueue implements TaskQueue {
     return this.ahead.length + this.rest.length
   }
 
+  /**
+   * Also how piscina gives back a task it could not hand to a thread (without `stricterFIFO`, which the signer
+   * does not set, it never calls an `unshift`): such a task may come after others of its kind.
+   */
   push(task: Task): void {
     ;(isAhead(task) ? this.ahead : this.rest).push(task)
-  }
-
-  /** Piscina puts a task back at the front when the thread it was given to could not take it. */
-  unshift(task: Task): void {
-    ;(isAhead(task) ? this.ahead : this.rest).unshift(task)
   }
 
   shift(): Task | null {

@@ -26,17 +26,17 @@ const lastScheduleCheck = new WeakMap<object, number>()
  * and what its mail is made of. Rows are sent by the delivery module like every other mail.
  */
 export const campaignOrigin: CampaignOrigin = {
-  async prepare(ctx: Ctx, preparing) {
+  async prepare(ctx: Ctx, help) {
     const now = ctx.clock.now().getTime()
     if (now - (lastScheduleCheck.get(ctx.db) ?? 0) >= SCHEDULE_CHECK_MS) {
       lastScheduleCheck.set(ctx.db, now)
       await startDueScheduled(ctx.db, ctx.clock.now())
     }
     const ids = await preparingCampaignIds(ctx.db)
-    if (ids.length) preparing?.()
+    if (ids.length) help?.starting()
     for (const id of ids) {
       try {
-        await prepareCampaign(ctx, id)
+        await prepareCampaign(ctx, id, help?.links)
       } catch (err) {
         await campaignOrigin.failed(ctx, id)
         ctx.log.error({ err, campaignId: id }, 'campaign stopped on an unexpected error')

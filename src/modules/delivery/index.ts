@@ -16,6 +16,7 @@ export {
   wakeSenders,
   type CampaignOrigin,
   type MessageRef,
+  type PreparingHelp,
   type SendOutcomes,
   type Sender,
   type SenderOptions,

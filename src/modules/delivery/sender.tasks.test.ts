@@ -6,6 +6,7 @@ import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { addDomain } from '../transactional/transactional.test-helpers.js'
 import { createCampaign, listWith, sendingDomain } from '../campaigns/campaign-send.test-helpers.js'
 import { signMessages, type SignTask } from './sign.worker.js'
+import { trackableHtml } from './render.js'
 import { sendOrderMail } from '../../../test/helpers/transactional.js'
 
 const sink = await startSmtpSink()
@@ -28,6 +29,10 @@ describe('sender: what goes to the signing threads', async () => {
       warm: async () => {
         calls.push('warm')
         return 0
+      },
+      links: async (content) => {
+        calls.push('links')
+        return trackableHtml(content).links
       },
       close: async () => undefined,
     },
@@ -53,14 +58,16 @@ describe('sender: what goes to the signing threads', async () => {
     assert.ok(calls.length > 0 && calls.every((c) => c === 'sign body ahead'), calls.join(', '))
   })
 
-  it("warms the signer when a campaign is prepared, before the campaign's first task", async () => {
+  it("warms the signer when a campaign is prepared and has it find the links, before the campaign's first task", async () => {
     await sendingDomain(t, shop, 'letters.example')
     const list = await listWith(t, shop, [{ email: 'reader@example.cz', name: 'Reader' }])
     const id = await createCampaign(t, shop, [list], { from_email: 'news@letters.example' })
     assert.equal((await t.req('POST', `/campaigns/${id}/send`, { key: shop.key })).status, 200)
     calls.length = 0
     assert.equal(await sender.runOnce(), 1)
-    assert.deepEqual(calls, ['warm', 'sign campaign'])
+    assert.deepEqual(calls, ['warm', 'links', 'sign campaign'])
+    // Its link, found by the signer, is tracked in the mail sent.
+    assert.match(String(sink.messages.at(-1)!.parsed.html), /href="[^"]+\/t\/c\/[^"]+\.0"/)
     // Nothing left to prepare: the next round does not warm it again.
     calls.length = 0
     await sender.runOnce()

@@ -21,7 +21,7 @@ import {
   type ClaimedRow,
   type SentEvent,
 } from './ledger.repo.js'
-import type { CampaignContent, CampaignRecipient } from './render.js'
+import { trackableHtml, type CampaignContent, type CampaignRecipient } from './render.js'
 import type { BodySlice, SignTask } from './sign.worker.js'
 import type { SignQueueOptions } from './sign-queue.js'
 import { createMailSigner, type MailSigner } from './signer.js'
@@ -70,11 +70,8 @@ const RELAY_FAILED = 'relay failed: '
  * implements it; the module list passes it in, so this module never imports campaigns).
  */
 export interface CampaignOrigin {
-  /**
-   * Starts due schedules and freezes the recipients of campaigns waiting in "preparing"; once per round.
-   * `preparing` is called before the first campaign of the round is frozen.
-   */
-  prepare(ctx: Ctx, preparing?: () => void): Promise<void>
+  /** Starts due schedules and freezes the recipients of campaigns waiting in "preparing"; once per round. */
+  prepare(ctx: Ctx, help?: PreparingHelp): Promise<void>
   /** Sending, unpaused campaigns, oldest first. */
   sendingIds(ex: Executor): Promise<number[]>
   /** The condition under which a campaign's rows may be claimed now (sending, not paused), as SQL. */
@@ -89,6 +86,14 @@ export interface CampaignOrigin {
   failed(ctx: Ctx, campaignId: number): Promise<void>
   /** A claimed row's merge values from its contact's columns. */
   mergeVars(row: ClaimedRow): Record<string, MergeValue>
+}
+
+/** What the sender lends a round's preparation of campaigns: its signing threads. */
+export interface PreparingHelp {
+  /** Called before the first campaign of the round is frozen (the threads start meanwhile). */
+  starting(): void
+  /** A campaign's trackable links by index (render.ts, trackableHtml), on a thread where there is one. */
+  links(content: Pick<CampaignContent, 'html' | 'publicUrl'>): Promise<string[]>
 }
 
 /** A ledger row as the recorders of what happened to it take it. */
@@ -630,9 +635,15 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     }
   }
 
-  async function runOnce(lane: Lane): Promise<number> {
+  const preparingHelp: PreparingHelp = {
     // The signing threads start while a campaign's recipients are frozen, not with its first batch.
-    if (campaigns) await campaigns.prepare(ctx, () => void signer.warm?.())
+    starting: () => void signer.warm?.(),
+    links: (content) =>
+      signer.links ? signer.links(content) : Promise.resolve(trackableHtml(content).links),
+  }
+
+  async function runOnce(lane: Lane): Promise<number> {
+    if (campaigns) await campaigns.prepare(ctx, preparingHelp)
     let claimed = 0
     const ids = campaigns ? await campaigns.sendingIds(ctx.db) : []
     // A campaign another worker finished leaves its scope behind here: kept no longer than it sends.

@@ -11,6 +11,7 @@ import type { Envelope, OutgoingMail } from '../../core/mail/mailer.js'
 import {
   compileCampaign,
   renderCampaignMail,
+  trackableHtml,
   type CampaignContent,
   type CampaignRecipient,
   type CompiledCampaign,
@@ -44,6 +45,12 @@ export type SignTask = (
   /** Buffers of earlier tasks whose messages went out, moved back to this thread to hold the next ones. */
   spare?: ArrayBuffer[]
 }
+
+/**
+ * A campaign's HTML whose trackable links a thread finds (signer.ts, links): the CSS inliner that takes most of
+ * it loads here, with the rest of the mail code, rather than on the main thread.
+ */
+export type LinksTask = { kind: 'links' } & Pick<CampaignContent, 'html' | 'publicUrl'>
 
 export interface SignedMessage {
   messageId: number
@@ -219,8 +226,12 @@ export async function signMessages(task: SignTask): Promise<SignedMessage[]> {
   return packed(await builtMessages(task)).messages
 }
 
-/** The same on a signing thread (signer.ts): the messages' buffer is moved to the main thread, not copied. */
-export default async function signMail(task: SignTask): Promise<SignedMessage[]> {
+/**
+ * The same on a signing thread (signer.ts): the messages' buffer is moved to the main thread, not copied. A
+ * links task gives the links by index.
+ */
+export default async function signMail(task: SignTask | LinksTask): Promise<SignedMessage[] | string[]> {
+  if (task.kind === 'links') return trackableHtml(task).links
   keepSpares(task.spare)
   // Before packing, which would take a spare buffer to hand back with no message in it.
   if (task.kind === 'warm') return warmUp()

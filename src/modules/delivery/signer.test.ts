@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { describe, it } from 'node:test'
 import { Worker } from 'node:worker_threads'
-import type { CampaignContent } from './render.js'
+import { trackableHtml, type CampaignContent } from './render.js'
 import type { SignTask } from './sign.worker.js'
 import { createMailSigner, threadFlags } from './signer.js'
 import { waitFor } from '../../../test/helpers/wait-for.js'
@@ -85,6 +85,25 @@ describe('a signer', () => {
       assert.equal(signingThreads(), 2, `both threads up: ${threadNiceValues().join(' ')}`)
       assert.equal(await signer.warm!(), 0, 'both running: nothing to start')
       assert.deepEqual(await signer.sign({ kind: 'body', slices: [] }), [])
+    } finally {
+      await signer.close()
+    }
+  })
+
+  it("finds a campaign's trackable links on a signing thread, the same as the main thread would", async () => {
+    const signer = createMailSigner(1)
+    const content = {
+      publicUrl: 'https://mail.example',
+      html:
+        '<html><head><style>a{color:#0a6}</style></head><body><a href="https://shop.example/a?x=1&amp;y=2">A</a>' +
+        '<a href="https://shop.example/p?e=*|EMAIL|*">B</a><a href="https://mail.example/u/1">own</a></body></html>',
+    }
+    try {
+      assert.equal(signingThreads(), 0)
+      const links = await signer.links!(content)
+      assert.deepEqual(links, ['https://shop.example/a?x=1&y=2', 'https://shop.example/p?e=*|EMAIL|*'])
+      assert.deepEqual(links, trackableHtml(content).links)
+      assert.equal(signingThreads(), 1, 'the thread that found them')
     } finally {
       await signer.close()
     }

@@ -51,17 +51,23 @@ function importedInto(src: ts.SourceFile, name: string, read: ReadSource, seen: 
   for (const st of src.statements) {
     if (!ts.isImportDeclaration(st) || st.importClause?.isTypeOnly) continue
     const bindings = st.importClause?.namedBindings
-    if (!bindings || !ts.isNamedImports(bindings)) continue
-    const el = bindings.elements.find((e) => e.name.text === name && !e.isTypeOnly)
     const target = relativeTarget(src.fileName, st.moduleSpecifier)
-    if (el && target) return definingFile(target, (el.propertyName ?? el.name).text, read, seen)
+    if (!bindings || !target) continue
+    // `import * as name from './x.repo.js'`: the value is that file's namespace, declared by the file itself.
+    if (ts.isNamespaceImport(bindings)) {
+      if (bindings.name.text === name) return target
+      continue
+    }
+    const el = bindings.elements.find((e) => e.name.text === name && !e.isTypeOnly)
+    if (el) return definingFile(target, (el.propertyName ?? el.name).text, read, seen)
   }
   return undefined
 }
 
 /**
  * The file that declares the value `file` exports as `name`, following `export { a as b } from`, `export *
- * from`, and `export { a }` of an imported `a`. Undefined for a type-only export, a package's, or one not found.
+ * from`, and `export { a }` of an imported `a`. A namespace (`export * as name from`, or `import * as name`
+ * exported) is declared by the file it names. Undefined for a type-only export, a package's, or one not found.
  */
 export function definingFile(
   file: string,
@@ -83,7 +89,11 @@ export function definingFile(
         if (target) stars.push(target)
         continue
       }
-      if (!ts.isNamedExports(st.exportClause)) continue
+      // `export * as name from './x.repo.js'`: that file's namespace.
+      if (ts.isNamespaceExport(st.exportClause)) {
+        if (st.exportClause.name.text === name && target) return target
+        continue
+      }
       const el = st.exportClause.elements.find((e) => e.name.text === name && !e.isTypeOnly)
       if (!el) continue
       const local = (el.propertyName ?? el.name).text
@@ -100,6 +110,29 @@ export function definingFile(
   return undefined
 }
 
+/** The names a file reads off the namespace `ns` (`ns.name`, `ns['name']`), once each, in order. */
+function membersUsed(src: ts.SourceFile, ns: string): string[] {
+  const names = new Set<string>()
+  const visit = (node: ts.Node): void => {
+    if (
+      ts.isPropertyAccessExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === ns
+    )
+      names.add(node.name.text)
+    if (
+      ts.isElementAccessExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === ns &&
+      ts.isStringLiteralLike(node.argumentExpression)
+    )
+      names.add(node.argumentExpression.text)
+    ts.forEachChild(node, visit)
+  }
+  visit(src)
+  return [...names]
+}
+
 /**
  * Each value a routes file imports from a module's index.ts (its own or another's) that is declared in a SQL
  * file: `routes file: name (declared in file)`, paths relative to `modulesDir`.
@@ -113,16 +146,22 @@ export function routesReachingSql(routesFiles: string[], modulesDir: string, rea
       if (!ts.isImportDeclaration(st) || st.importClause?.isTypeOnly) continue
       const target = relativeTarget(file, st.moduleSpecifier)
       const bindings = st.importClause?.namedBindings
-      if (!target || path.basename(target) !== 'index.ts' || !bindings || !ts.isNamedImports(bindings))
-        continue
-      for (const el of bindings.elements) {
-        if (el.isTypeOnly) continue
-        const declared = definingFile(target, (el.propertyName ?? el.name).text, read)
+      if (!target || path.basename(target) !== 'index.ts' || !bindings) continue
+      const report = (imported: string, as: string) => {
+        const declared = definingFile(target, imported, read)
         if (declared && SQL_FILE.test(declared)) {
           const rel = (f: string) => path.relative(modulesDir, f)
-          out.push(`${rel(file)}: ${el.name.text} (declared in ${rel(declared)})`)
+          out.push(`${rel(file)}: ${as} (declared in ${rel(declared)})`)
         }
       }
+      // `import * as a from '../a/index.js'`: each `a.name` the file uses.
+      if (ts.isNamespaceImport(bindings)) {
+        const ns = bindings.name.text
+        for (const member of membersUsed(src, ns)) report(member, `${ns}.${member}`)
+        continue
+      }
+      for (const el of bindings.elements)
+        if (!el.isTypeOnly) report((el.propertyName ?? el.name).text, el.name.text)
     }
   }
   return out

@@ -56,6 +56,36 @@ describe('route-imports: a route reaching SQL through an index', () => {
     assert.deepEqual(reported("import type { Row } from '../a/index.js'", a), [])
   })
 
+  it('reports a namespace of a repo, re-exported or imported and exported', () => {
+    const route = "import { byStar, byImport, serviceNs } from '../a/index.js'\n"
+    const out = reported(route, {
+      'a/index.ts': [
+        "export * as byStar from './a.repo.js'",
+        "import * as byImport from './a.repo.js'",
+        "import * as serviceNs from './a.service.js'",
+        'export { byImport, serviceNs }',
+      ].join('\n'),
+      'a/a.service.ts': 'export function serve() {}\n',
+      ...REPO,
+    })
+    assert.deepEqual(out, [
+      'lists/lists.routes.ts: byStar (declared in a/a.repo.ts)',
+      'lists/lists.routes.ts: byImport (declared in a/a.repo.ts)',
+    ])
+  })
+
+  it("reports the members a route reads off an index's namespace", () => {
+    const out = reported(
+      "import * as a from '../a/index.js'\nconst x = a.findA()\nconst y = a['findA']\na.serve()\n",
+      {
+        'a/index.ts': "export { findA } from './a.repo.js'\nexport { serve } from './a.service.js'\n",
+        ...REPO,
+        'a/a.service.ts': 'export function serve() {}\n',
+      },
+    )
+    assert.deepEqual(out, ['lists/lists.routes.ts: a.findA (declared in a/a.repo.ts)'])
+  })
+
   it('ends on an export cycle and a name no file declares', () => {
     const read = reader({
       'a/index.ts': "export * from './b.js'\n",

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
 import { accounts } from '../accounts/accounts.table.js'
+import { pipelines } from '../pipelines/pipelines.table.js'
 
 /** active: at `node_id`, due at `due_at`; ended: reached an end (or the graph's end); stopped: cut short. */
 export type RunStatus = 'active' | 'ended' | 'stopped'
@@ -79,3 +80,14 @@ export const automationLog = pgTable(
     index('automation_log_run_idx').on(t.runId, t.id),
   ],
 )
+
+/**
+ * The last day (UTC, `YYYY-MM-DD`) each date pipeline was scanned on, so that a worker back after whole days
+ * down scans the days it missed (triggers.ts, daysToScan). No row: never scanned.
+ */
+export const automationDateScans = pgTable('automation_date_scans', {
+  pipelineId: integer('pipeline_id')
+    .primaryKey()
+    .references(() => pipelines.id, { onDelete: 'cascade' }),
+  scannedOn: text('scanned_on').notNull(),
+})

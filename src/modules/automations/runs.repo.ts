@@ -229,69 +229,6 @@ export async function insertRun(ex: Executor, r: NewRun): Promise<number> {
   return Number(row!.id)
 }
 
-export interface DatePipeline {
-  id: number
-  accountId: number
-  listId: number
-  version: number
-  start: string
-  reentry: string
-  field: string
-}
-
-/** The date field's month-day as `MM-DD` (birthday `YYYY-MM-DD`, nameday `MM-DD`, or a custom field). */
-function monthDayOf(field: string): SQL {
-  if (field === 'birthday') return sql`right(c.birthday, 5)`
-  if (field === 'nameday') return sql`right(c.nameday, 5)`
-  // A typed custom field is stored as {value, type}; a plain one as its value.
-  return sql`right(coalesce(c.custom_fields -> ${field} ->> 'value', c.custom_fields ->> ${field}), 5)`
-}
-
-/**
- * Side effect: starts a run of a date pipeline for every subscribed member whose date field falls on one of
- * `monthDays` (`MM-DD`) and who has no date run of it since `yearStart` (once per pipeline, contact and year;
- * `once` re-entry: never a second run at all). One statement per pipeline; how many runs it started.
- */
-export async function startDateRuns(
-  ex: Executor,
-  p: DatePipeline,
-  monthDays: readonly string[],
-  yearStart: Date,
-  now: Date,
-): Promise<number> {
-  // Two workers scanning the same day would both pass NOT EXISTS (neither sees the other's uncommitted rows)
-  // and start every run twice: one scan per pipeline at a time, until commit.
-  await ex.execute(sql`SELECT pg_advisory_xact_lock(${AUTOMATION_DATE_SCAN_LOCK}::int, ${p.id}::int)`)
-  const rows = await queryRows<{ id: string | number }>(
-    ex,
-    sql`INSERT INTO automation_runs (account_id, pipeline_id, pipeline_version, contact_id, email, trigger_kind,
-                                     status, node_id, due_at, state, started_at)
-        SELECT ${p.accountId}, ${p.id}, ${p.version}, c.id, c.email, 'date', 'active', ${p.start}, ${ts(now)},
-               '{}'::jsonb, ${ts(now)}
-        FROM memberships m JOIN contacts c ON c.id = m.contact_id
-        WHERE m.list_id = ${p.listId} AND m.status = 1 AND ${monthDayOf(p.field)} IN (${sql.join(
-          monthDays.map((d) => sql`${d}`),
-          sql`, `,
-        )})
-          AND NOT EXISTS (SELECT 1 FROM automation_runs r WHERE r.pipeline_id = ${p.id} AND r.contact_id = c.id
-                            AND (${p.reentry} = 'once' OR (r.trigger_kind = 'date' AND r.started_at >= ${ts(yearStart)})))
-        RETURNING id`,
-  )
-  return rows.length
-}
-
-/** Active, not deleted pipelines of every account with a date trigger. */
-export async function datePipelines(ex: Executor): Promise<DatePipeline[]> {
-  return queryRows<DatePipeline>(
-    ex,
-    sql`SELECT id, account_id AS "accountId", list_id AS "listId", version, start, reentry,
-               trigger ->> 'field' AS field
-        FROM pipelines
-        WHERE status = 'active' AND deleted_at IS NULL AND trigger ->> 'type' = 'date'
-          AND coalesce(trigger ->> 'field', '') <> ''`,
-  )
-}
-
 /**
  * Side effect (GDPR erasure): the address becomes `pseudonym` on the account's automation runs and log entries,
  * as it does in the mail and event logs, and the runs still active stop (end reason `erased`), so nothing more
@@ -414,5 +351,3 @@ export async function lockTriggers(ex: Executor, roots: readonly number[]): Prom
 
 /** The first key of lockTriggers' advisory locks (the second is the trigger's run id). */
 const AUTOMATION_TRIGGER_LOCK = 1_302_113
-/** The first key of startDateRuns' advisory locks (the second is the pipeline id). */
-const AUTOMATION_DATE_SCAN_LOCK = 1_302_114

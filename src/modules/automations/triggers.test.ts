@@ -5,7 +5,7 @@ import { queryRows } from '../../core/db/sql.js'
 import { startSmtpSink } from '../../../test/helpers/smtp-sink.js'
 import { activePipelinesFor } from '../pipelines/index.js'
 import { createEngine } from './engine.js'
-import { DATE_RESCAN_MS, monthDaysOn } from './triggers.js'
+import { DATE_CATCHUP_DAYS, DATE_RESCAN_MS, daysToScan, monthDaysOn } from './triggers.js'
 import {
   createList,
   createPipeline,
@@ -323,5 +323,60 @@ describe('automation triggers', async () => {
     clock.set(new Date('2031-03-01T12:00:00Z'))
     await settle(t)
     assert.equal((await leapers()).length, 2)
+  })
+  it('days missed while no worker ran are scanned on return: three back at most, within the year', () => {
+    assert.equal(DATE_CATCHUP_DAYS, 3)
+    assert.deepEqual(daysToScan(undefined, '2031-06-15'), ['2031-06-15'], 'never scanned: today only')
+    assert.deepEqual(daysToScan('2031-06-15', '2031-06-15'), ['2031-06-15'])
+    assert.deepEqual(daysToScan('2031-06-14', '2031-06-15'), ['2031-06-15'])
+    assert.deepEqual(daysToScan('2031-06-12', '2031-06-15'), ['2031-06-13', '2031-06-14', '2031-06-15'])
+    assert.deepEqual(daysToScan('2031-06-01', '2031-06-15'), [
+      '2031-06-12',
+      '2031-06-13',
+      '2031-06-14',
+      '2031-06-15',
+    ])
+    assert.deepEqual(daysToScan('2030-12-29', '2031-01-02'), ['2031-01-01', '2031-01-02'], 'not last year')
+    assert.deepEqual(daysToScan('2031-02-27', '2031-03-01'), ['2031-02-28', '2031-03-01'])
+  })
+
+  it('a worker back after whole days down greets the dates it missed, not those of later members', async () => {
+    assert.ok(
+      clock.now() < new Date('2031-06-10T00:00:00Z'),
+      'the clock must be before the days this test sets',
+    )
+    clock.set(new Date('2031-06-10T12:00:00Z'))
+    const bday = await createPipeline(t, listId, passThrough, {
+      trigger: { type: 'date', field: 'birthday' },
+      reentry: 'repeat',
+    })
+    const greeted = async () => (await emails(bday)).filter((e) => e.startsWith('down-')).sort()
+    const member = (name: string, monthDay: string) =>
+      subscribe(
+        t,
+        listId,
+        `down-${name}@example.cz`,
+        { birthday: `1990-${monthDay}` },
+        { trigger_autoresponders: false },
+      )
+    for (const [name, monthDay] of [
+      ['11', '06-11'],
+      ['12', '06-12'],
+      ['14', '06-14'],
+      ['15', '06-15'],
+    ])
+      await member(name, monthDay)
+    await settle(t)
+    assert.deepEqual(await greeted(), [], 'scanned on 10 June: nobody')
+    // No worker from 10 June to 15 June; the API took a member whose birthday had passed meanwhile.
+    clock.set(new Date('2031-06-14T08:00:00Z'))
+    await member('late', '06-13')
+    clock.set(new Date('2031-06-15T09:00:00Z'))
+    await settle(t)
+    assert.deepEqual(await greeted(), ['down-12@example.cz', 'down-14@example.cz', 'down-15@example.cz'])
+    // Back to the rhythm: the next day scans that day only.
+    clock.set(new Date('2031-06-16T09:00:00Z'))
+    await settle(t)
+    assert.equal((await greeted()).length, 3)
   })
 })

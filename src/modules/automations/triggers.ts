@@ -5,7 +5,14 @@ import { activePipelinesFor, type PipelineRow, type TriggerType } from '../pipel
 import { claimSignals, deleteSignals, type PendingSignal } from './node-effects.repo.js'
 import { chainOf } from './run-chain.js'
 import { startRun } from './run-start.js'
-import { datePipelines, startDateRuns } from './runs.repo.js'
+import {
+  datePipelines,
+  lockDateScan,
+  markDateScanned,
+  startDateRuns,
+  type DatePipeline,
+  type DateScanDay,
+} from './date-scans.repo.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'log'>
 
@@ -106,10 +113,56 @@ export function monthDaysOn(day: string): string[] {
   return monthDay === '02-28' && !leap ? [monthDay, '02-29'] : [monthDay]
 }
 
+const DAY_MS = 86_400_000
+
+/**
+ * How many days back a scan makes up for, when the workers were down for whole days (a day is scanned when the
+ * clock reaches it and every DATE_RESCAN_MS within it). A birthday mail a few days late beats none; one a week
+ * late mostly reads oddly, so older days stay missed.
+ */
+export const DATE_CATCHUP_DAYS = 3
+
+/**
+ * The days a scan on `today` covers for a pipeline last scanned on `scannedOn`: today, after the days missed
+ * since then (at most DATE_CATCHUP_DAYS, oldest first). None before the pipeline's first scan, nor from the
+ * year before: a date run counts for its year, so a run of 31 December started in January would take the next
+ * 31 December's.
+ */
+export function daysToScan(scannedOn: string | undefined, today: string): string[] {
+  const days = [today]
+  if (scannedOn === undefined) return days
+  const midnight = Date.parse(`${today}T00:00:00Z`)
+  for (let back = 1; back <= DATE_CATCHUP_DAYS; back++) {
+    const day = dayOf(new Date(midnight - back * DAY_MS))
+    if (day <= scannedOn || day.slice(0, 4) !== today.slice(0, 4)) break
+    days.unshift(day)
+  }
+  return days
+}
+
+/** A day's scan; `late` for a day scanned after it ended (daysToScan). */
+function scanDay(day: string, late: boolean): DateScanDay {
+  return {
+    monthDays: monthDaysOn(day),
+    yearStart: new Date(`${day.slice(0, 4)}-01-01T00:00:00Z`),
+    subscribedBefore: late ? new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS) : undefined,
+  }
+}
+
+/** One pipeline's scan, in one transaction: the days it missed and today; how many runs it started. */
+async function scanPipeline(tx: Executor, p: DatePipeline, today: string, now: Date): Promise<number> {
+  let started = 0
+  for (const day of daysToScan(await lockDateScan(tx, p.id), today))
+    started += await startDateRuns(tx, p, scanDay(day, day !== today), now)
+  await markDateScanned(tx, p.id, today)
+  return started
+}
+
 /**
  * The yearly date trigger: when the clock's day changes, and every DATE_RESCAN_MS within it, starts runs of
  * every active date pipeline for the members whose field has today's month-days (UTC; monthDaysOn), at most
- * once per pipeline, contact and year. A restart scans again, which starts nothing twice.
+ * once per pipeline, contact and year; and for the days missed while no worker ran (daysToScan). A restart
+ * scans again, which starts nothing twice.
  */
 export function createDateScanner(ctx: Ctx) {
   let lastDay: string | undefined
@@ -118,11 +171,9 @@ export function createDateScanner(ctx: Ctx) {
     const now = ctx.clock.now()
     const day = dayOf(now)
     if (day === lastDay && now.getTime() - lastScan < DATE_RESCAN_MS) return 0
-    const monthDays = monthDaysOn(day)
-    const yearStart = new Date(`${day.slice(0, 4)}-01-01T00:00:00Z`)
     let started = 0
     for (const p of await datePipelines(ctx.db)) {
-      started += await retriedTransaction(ctx.db, (tx) => startDateRuns(tx, p, monthDays, yearStart, now))
+      started += await retriedTransaction(ctx.db, (tx) => scanPipeline(tx, p, day, now))
     }
     lastDay = day
     lastScan = now.getTime()

@@ -359,13 +359,8 @@ describe('automation triggers', async () => {
         { birthday: `1990-${monthDay}` },
         { trigger_autoresponders: false },
       )
-    for (const [name, monthDay] of [
-      ['11', '06-11'],
-      ['12', '06-12'],
-      ['14', '06-14'],
-      ['15', '06-15'],
-    ])
-      await member(name, monthDay)
+    // Named by their birthday's day in June.
+    for (const day of ['11', '12', '14', '15']) await member(day, `06-${day}`)
     await settle(t)
     assert.deepEqual(await greeted(), [], 'scanned on 10 June: nobody')
     // No worker from 10 June to 15 June; the API took a member whose birthday had passed meanwhile.

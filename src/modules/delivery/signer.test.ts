@@ -124,7 +124,7 @@ describe('a signer', () => {
 })
 
 describe('the signing queue', () => {
-  it('gives a waiting task marked ahead to the next free thread, before tasks that came earlier', async () => {
+  it('gives a waiting task marked ahead (and a links task) to the next free thread, before tasks that came earlier', async () => {
     const signer = createMailSigner(1)
     try {
       // The thread is up and idle: the first task below goes to it at once, the others wait in the queue.
@@ -137,11 +137,15 @@ describe('the signing queue', () => {
         sign('campaign 2', false),
         sign('campaign 3', false),
         sign('order', true),
+        signer.links!({
+          html: '<a href="https://shop.example/">x</a>',
+          publicUrl: 'https://mail.example',
+        }).then(() => void done.push('links')),
       ])
       // Piscina may requeue a task it could not hand over at the back of the queue, so the campaign tasks
       // waiting need not keep their order among themselves; the order's task goes before them either way.
-      assert.deepEqual(done.slice(0, 2), ['campaign 1', 'order'], done.join(', '))
-      assert.equal(done.length, 4)
+      assert.deepEqual(done.slice(0, 3), ['campaign 1', 'order', 'links'], done.join(', '))
+      assert.equal(done.length, 5)
     } finally {
       await signer.close()
     }

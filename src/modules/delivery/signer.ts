@@ -108,8 +108,10 @@ export function createMailSigner(threads: number, opts: { idleMs?: number } = {}
       for (const s of starting) started += await s
       return started
     },
-    // Its answer is the links (sign.worker.ts, signMail).
-    links: (content) => pool.run({ kind: 'links', ...content }) as Promise<string[]>,
+    // Its answer is the links (sign.worker.ts, signMail). Ahead of waiting campaign tasks: a campaign's
+    // preparation waits for it, holding its transaction open.
+    links: (content) =>
+      pool.run(queuedAs({ kind: 'links', ...content }, { ahead: true })) as Promise<string[]>,
     close: () => pool.destroy(),
   }
 }

@@ -363,9 +363,14 @@ describe('automation triggers', async () => {
     for (const day of ['11', '12', '14', '15']) await member(day, `06-${day}`)
     await settle(t)
     assert.deepEqual(await greeted(), [], 'scanned on 10 June: nobody')
-    // No worker from 10 June to 15 June; the API took a member whose birthday had passed meanwhile.
-    clock.set(new Date('2031-06-14T08:00:00Z'))
+    // No worker from 10 June to 15 June; the API took a member on the 14th, after their birthday. Written as of
+    // that day here: with the clock on the 14th, this app's own worker could scan it before the member came.
     await member('late', '06-13')
+    await t.ctx.db.execute(
+      sql`UPDATE memberships SET subscribed_at = '2031-06-14T08:00:00Z'
+          WHERE list_id = ${listId}
+            AND contact_id IN (SELECT id FROM contacts WHERE email = 'down-late@example.cz')`,
+    )
     clock.set(new Date('2031-06-15T09:00:00Z'))
     await settle(t)
     assert.deepEqual(await greeted(), ['down-12@example.cz', 'down-14@example.cz', 'down-15@example.cz'])

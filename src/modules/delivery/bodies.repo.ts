@@ -2,7 +2,7 @@ import { eq, inArray, sql } from 'drizzle-orm'
 import type { DbHandle, Executor } from '../../core/db/client.js'
 import type { MergeValue } from '../../core/mail/merge-tags.js'
 import { queryOne, queryRowsOn } from '../../core/db/sql.js'
-import { messageBatches, type BatchAttachment, type BodyKind } from './bodies.table.js'
+import { messageBatches, type BatchAttachment, type BatchCopies, type BodyKind } from './bodies.table.js'
 
 export type BodyRow = typeof messageBatches.$inferSelect
 
@@ -18,7 +18,7 @@ export interface NewBody {
   text: string | null
   ampHtml: string | null
   globalVars: Record<string, string>
-  copies: Record<string, { cc: string[]; bcc: string[] }>
+  copies: Record<string, BatchCopies>
   attachments: BatchAttachment[]
   trackOpens: boolean
   trackClicks: boolean

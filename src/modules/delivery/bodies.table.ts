@@ -4,6 +4,14 @@ import type { BodyAttachment } from './body-render.js'
 
 export type BatchAttachment = BodyAttachment
 
+/** The cc and bcc of one `to` address (api.md: cc/bcc travel on repeated `to` entries). */
+export interface BatchCopies {
+  cc: string[]
+  bcc: string[]
+  /** The display names of cc addresses given with one (`"Jana" <jana@example.cz>`), by address. */
+  names?: Record<string, string>
+}
+
 /**
  * The kinds of mail that take their content from a body row (campaigns keep theirs on the campaign). A
  * campaign's test copies (`test`) carry the campaign's content as it stood, and are rendered as its mail is
@@ -32,8 +40,8 @@ export const messageBatches = pgTable(
     /** The AMP for Email version (`text/x-amp-html`), its merge tags filled in per recipient when sent, untracked. */
     ampHtml: text('amp_html'),
     globalVars: jsonb('global_vars').$type<Record<string, string>>().notNull().default({}),
-    /** cc and bcc addresses per `to` address (api.md: cc/bcc travel on repeated `to` entries). */
-    copies: jsonb('copies').$type<Record<string, { cc: string[]; bcc: string[] }>>().notNull().default({}),
+    /** cc and bcc addresses per `to` address. */
+    copies: jsonb('copies').$type<Record<string, BatchCopies>>().notNull().default({}),
     attachments: jsonb('attachments').$type<BatchAttachment[]>().notNull().default([]),
     trackOpens: boolean('track_opens').notNull().default(true),
     trackClicks: boolean('track_clicks').notNull().default(true),

@@ -102,6 +102,7 @@ export function bodyRecipient(
     vars,
     cc: copies?.cc ?? [],
     bcc: copies?.bcc ?? [],
+    ccNames: copies?.names,
     trackOpens: body.trackOpens,
     trackClicks: body.trackClicks,
   }

@@ -48,6 +48,8 @@ export interface BodyRecipient {
   vars: Record<string, MergeValue>
   cc: string[]
   bcc: string[]
+  /** Display names of cc addresses, by address (BatchCopies). */
+  ccNames?: Record<string, string>
   trackOpens: boolean
   trackClicks: boolean
 }
@@ -135,7 +137,7 @@ export function renderBodyMail(c: CompiledBody, r: BodyRecipient): ComposedMessa
     from: address(c.content.fromEmail, c.content.fromName),
     replyTo: c.content.replyTo ?? undefined,
     to: address(r.email, r.name),
-    cc: r.cc.map((a) => address(a)),
+    cc: r.cc.map((a) => address(a, r.ccNames?.[a])),
     bcc: r.bcc.map((a) => address(a)),
     subject: renderHeader(c.subject, data),
     html: c.html?.render(data, 'html'),

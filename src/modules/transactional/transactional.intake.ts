@@ -45,7 +45,10 @@ function liveCopies(p: PreparedMessage, accepted: Set<string>, isSuppressed: (em
   const out: PreparedMessage['copies'] = {}
   for (const [to, c] of Object.entries(p.copies)) {
     if (!accepted.has(to)) continue
-    out[to] = { cc: c.cc.filter((a) => !isSuppressed(a)), bcc: c.bcc.filter((a) => !isSuppressed(a)) }
+    const cc = c.cc.filter((a) => !isSuppressed(a))
+    out[to] = { cc, bcc: c.bcc.filter((a) => !isSuppressed(a)) }
+    const names = c.names && Object.entries(c.names).filter(([a]) => cc.includes(a))
+    if (names?.length) out[to].names = Object.fromEntries(names)
   }
   return out
 }

@@ -96,7 +96,12 @@ describe('transactional intake: rules, limits and errors', async () => {
       .from(messageBatches)
       .where(eq(messageBatches.id, res.body.results.id))
     assert.deepEqual(batch?.copies, {
-      'jana.mailbox@example.cz': { cc: ['petr.cc@example.cz'], bcc: [] },
+      // The cc's name goes into the Cc header; a bcc's would be shown nowhere.
+      'jana.mailbox@example.cz': {
+        cc: ['petr.cc@example.cz'],
+        bcc: [],
+        names: { 'petr.cc@example.cz': 'Petr' },
+      },
       'eva.mailbox@example.cz': { cc: [], bcc: ['b.bcc@example.cz'] },
     })
     const bad = await errorsOf(msg({ to: [{ email: 'a@example.cz', cc: 'Petr <not an address>' }] }))

@@ -62,7 +62,7 @@ describe('transactional mail over SMTP', async () => {
         'code {*|code|*}, to *|email|*.</p>\n<a href="https://shop.example/order?id=1&amp;x=2">Order</a></body></html>',
       text: 'Hi *|first|* from *|shop|*,\ncode {*|code|*}',
       to: [
-        { email: 'jana@example.cz', name: 'Jana Nováková', cc: 'boss@example.cz' },
+        { email: 'jana@example.cz', name: 'Jana Nováková', cc: '"Šéf, Jan" <boss@example.cz>' },
         { email: 'Jana@example.cz', cc: 'office@example.cz', bcc: 'archive@example.cz' },
         { email: 'petr@example.cz', name: 'Petr' },
         { email: 'not-an-address' },
@@ -98,6 +98,11 @@ describe('transactional mail over SMTP', async () => {
     const p = jana.parsed
     assert.deepEqual(addresses(p.to), ['jana@example.cz'])
     assert.deepEqual(addresses(p.cc), ['boss@example.cz', 'office@example.cz'])
+    // A cc given with a name keeps it in the header (encoded: it has a comma and accents).
+    assert.deepEqual(
+      (Array.isArray(p.cc) ? p.cc : [p.cc]).flatMap((c) => c?.value.map((v) => v.name) ?? []),
+      ['Šéf, Jan', ''],
+    )
     assert.equal(p.bcc, undefined)
     assert.doesNotMatch(jana.raw.split('\r\n\r\n')[0]!, /^bcc:/im)
     assert.equal(p.from?.value[0]?.address, 'orders@shop.example')

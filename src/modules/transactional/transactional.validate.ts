@@ -2,7 +2,7 @@ import { FieldErrorBag } from '../../core/http/errors.js'
 import { isValidEmail, normalizeEmail, splitMailbox } from '../../core/http/email.js'
 import { flagOn } from '../../core/http/schemas.js'
 import type { MessageInput } from './transactional.schemas.js'
-import type { BatchAttachment } from '../delivery/index.js'
+import type { BatchAttachment, BatchCopies } from '../delivery/index.js'
 
 /** api.md rule 4: filled in from the recipient by the sender, so a caller may not set them. */
 export const RESERVED_MERGE_NAMES: ReadonlySet<string> = new Set([
@@ -39,7 +39,7 @@ export interface PreparedMessage {
   recipients: Recipient[]
   /** Distinct `to` entries that are no address. */
   invalid: number
-  copies: Record<string, { cc: string[]; bcc: string[] }>
+  copies: Record<string, BatchCopies>
   globalVars: Record<string, string>
   varsByRecipient: Map<string, Record<string, string>>
   attachments: BatchAttachment[]
@@ -87,14 +87,20 @@ export function base64Size(content: string): { clean: string; bytes: number } | 
 }
 
 /** A copy's address: a mailbox gives its address; an invalid one is a 422 at its field. */
-function copyAddress(value: string | null | undefined, path: string, errors: FieldErrorBag): string {
-  if (!value || !value.trim()) return ''
-  const address = normalizeEmail(splitMailbox(value).address)
+/** A cc or bcc value: its address ('' for none or an invalid one, reported) and the name it was given with. */
+function copyAddress(
+  value: string | null | undefined,
+  path: string,
+  errors: FieldErrorBag,
+): { address: string; name: string } {
+  if (!value || !value.trim()) return { address: '', name: '' }
+  const mailbox = splitMailbox(value)
+  const address = normalizeEmail(mailbox.address)
   if (!isValidEmail(address)) {
     errors.add(path, `The selected ${path.slice(path.lastIndexOf('.') + 1)} is invalid.`)
-    return ''
+    return { address: '', name: '' }
   }
-  return address
+  return { address, name: mailbox.name }
 }
 
 function collectRecipients(input: MessageInput, prepared: PreparedMessage, errors: FieldErrorBag): void {
@@ -120,10 +126,12 @@ function collectRecipients(input: MessageInput, prepared: PreparedMessage, error
       prepared.recipients.push(r)
     }
     if (!r.name) r.name = entry.name?.trim() || mailbox.name
-    if (cc || bcc) {
+    if (cc.address || bcc.address) {
       const copies = (prepared.copies[email] ??= { cc: [], bcc: [] })
-      add(copies.cc, cc)
-      add(copies.bcc, bcc)
+      add(copies.cc, cc.address)
+      add(copies.bcc, bcc.address)
+      // Shown in the Cc header; a bcc's name would be shown nowhere.
+      if (cc.address && cc.name) (copies.names ??= {})[cc.address] ??= cc.name
     }
   })
   prepared.invalid = invalid.size

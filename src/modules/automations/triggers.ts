@@ -151,10 +151,12 @@ function scanDay(day: string, late: boolean): DateScanDay {
 
 /** One pipeline's scan, in one transaction: the days it missed and today; how many runs it started. */
 async function scanPipeline(tx: Executor, p: DatePipeline, today: string, now: Date): Promise<number> {
+  const scannedOn = await lockDateScan(tx, p.id)
   let started = 0
-  for (const day of daysToScan(await lockDateScan(tx, p.id), today))
+  for (const day of daysToScan(scannedOn, today))
     started += await startDateRuns(tx, p, scanDay(day, day !== today), now)
-  await markDateScanned(tx, p.id, today)
+  // The rescans within the day (every DATE_RESCAN_MS) write nothing.
+  if (scannedOn !== today) await markDateScanned(tx, p.id, today)
   return started
 }
 

@@ -21,7 +21,7 @@ import {
   type ClaimedRow,
   type SentEvent,
 } from './ledger.repo.js'
-import { trackableHtml, type CampaignContent, type CampaignRecipient } from './render.js'
+import type { CampaignContent, CampaignRecipient } from './render.js'
 import type { BodySlice, SignTask } from './sign.worker.js'
 import type { SignQueueOptions } from './sign-queue.js'
 import { createMailSigner, type MailSigner } from './signer.js'
@@ -92,8 +92,11 @@ export interface CampaignOrigin {
 export interface PreparingHelp {
   /** Called before the first campaign of the round is frozen (the threads start meanwhile). */
   starting(): void
-  /** A campaign's trackable links by index (render.ts, trackableHtml), on a thread where there is one. */
-  links(content: Pick<CampaignContent, 'html' | 'publicUrl'>): Promise<string[]>
+  /**
+   * A campaign's trackable links by index (render.ts, trackableHtml), on a signing thread. Absent without
+   * threads: the campaign finds them itself then.
+   */
+  links?(content: Pick<CampaignContent, 'html' | 'publicUrl'>): Promise<string[]>
 }
 
 /** A ledger row as the recorders of what happened to it take it. */
@@ -638,8 +641,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   const preparingHelp: PreparingHelp = {
     // The signing threads start while a campaign's recipients are frozen, not with its first batch.
     starting: () => void signer.warm?.(),
-    links: (content) =>
-      signer.links ? signer.links(content) : Promise.resolve(trackableHtml(content).links),
+    links: signer.links,
   }
 
   async function runOnce(lane: Lane): Promise<number> {

@@ -22,7 +22,7 @@ export interface MailSigner {
   /**
    * The campaign's trackable links by index (render.ts, trackableHtml), found on a signing thread. The first
    * time, most of it is loading the CSS inliner: on the main thread that stopped the API's calls and the sender
-   * 0.47-0.65 s while a campaign's recipients were frozen (measured beside transactional mail).
+   * 0.29-0.72 s while a campaign's recipients were frozen (measured beside transactional mail).
    */
   links?(content: Omit<LinksTask, 'kind'>): Promise<string[]>
   close(): Promise<void>

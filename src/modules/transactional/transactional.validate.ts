@@ -86,8 +86,10 @@ export function base64Size(content: string): { clean: string; bytes: number } | 
   return { clean, bytes: (clean.length / 4) * 3 - padding }
 }
 
-/** A copy's address: a mailbox gives its address; an invalid one is a 422 at its field. */
-/** A cc or bcc value: its address ('' for none or an invalid one, reported) and the name it was given with. */
+/**
+ * A cc or bcc value: its address, and the name a mailbox gave it (`"Jana" <jana@example.cz>`). '' for none; an
+ * invalid one is also a 422 at its field.
+ */
 function copyAddress(
   value: string | null | undefined,
   path: string,

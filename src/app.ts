@@ -14,6 +14,7 @@ import { HttpError } from './core/http/errors.js'
 import { jsonBodyParser } from './core/http/json-body.js'
 import { loggablePath } from './core/http/log-path.js'
 import { rejectNulCharacters } from './core/http/nul-characters.js'
+import { requireDecimalPathIds } from './core/http/path-ids.js'
 import { lazyCompilers } from './core/http/lazy-compilers.js'
 import { sha256Hex } from './core/ids.js'
 import { modules, createAccountService, registerIdempotency } from './modules/index.js'
@@ -73,6 +74,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser)
 
   rejectNulCharacters(app)
+  requireDecimalPathIds(app)
 
   // Exactly `application/json`: one PHP client decodes error bodies only then.
   app.addHook('onSend', async (_req, reply, payload) => {

@@ -14,6 +14,7 @@ const USAGE = `Usage: tidings <command>
   account create --name N [--plan free|paid|marketer] [--json]
   key create --account ID [--json]        print a new API key for an account
   key revoke --key KEY                    revoke an API key
+  copy-to-postgres --to URL [--json]      copy the embedded database into an empty PostgreSQL one
 
 The database is DATABASE_URL, or the embedded one under DATA_DIR (one process at a time).`
 
@@ -37,11 +38,33 @@ async function withAccounts<T>(fn: (accounts: AccountService) => Promise<T>): Pr
   return withContext((ctx) => fn(createAccountService(ctx)))
 }
 
+/**
+ * The embedded database under DATA_DIR into the PostgreSQL database at `url` (core/db/copy-database.ts). The
+ * embedded one's lock keeps a running service out meanwhile (DatabaseBusyError).
+ */
+async function copyToPostgres(url: string) {
+  const config = loadConfig()
+  const { openDatabase } = await import('./core/db/client.js')
+  const { copyDatabase } = await import('./core/db/copy-database.js')
+  const { MIGRATIONS_DIR } = await import('./core/context.js')
+  const source = await openDatabase({ dataDir: config.dataDir })
+  try {
+    const target = await openDatabase({ databaseUrl: url, poolSize: 2 })
+    try {
+      return await copyDatabase(source, target, MIGRATIONS_DIR)
+    } finally {
+      await target.close()
+    }
+  } finally {
+    await source.close()
+  }
+}
+
 function print(json: boolean, obj: Record<string, unknown>, text: string): void {
   process.stdout.write(json ? `${JSON.stringify(obj)}\n` : `${text}\n`)
 }
 
-const VALUE_OPTIONS = ['--name', '--plan', '--account', '--key']
+const VALUE_OPTIONS = ['--name', '--plan', '--account', '--key', '--to']
 const OPTIONS = [...VALUE_OPTIONS, '--json', '--help', '-h', '--']
 
 /**
@@ -71,6 +94,7 @@ function parse(argv: string[]) {
         plan: { type: 'string' },
         account: { type: 'string' },
         key: { type: 'string' },
+        to: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -125,6 +149,20 @@ async function run(argv: string[]): Promise<void> {
       print(json, { revoked: true }, 'Key revoked.')
       return
     }
+    case 'copy-to-postgres': {
+      const to = values.to
+      if (!to || !/^postgres(ql)?:\/\//.test(to))
+        throw new UsageError('copy-to-postgres needs --to postgres://…')
+      const report = await copyToPostgres(to)
+      const rows = report.tables.reduce((n, t) => n + t.rows, 0)
+      const lines = report.tables.filter((t) => t.rows > 0).map((t) => `  ${t.name}: ${t.rows}`)
+      print(
+        json,
+        { ...report },
+        `Copied ${rows} rows of ${report.tables.length} tables and ${report.sequences} sequences:\n${lines.join('\n')}`,
+      )
+      return
+    }
     default:
       throw new UsageError(`unknown command "${positionals.join(' ')}"`)
   }
@@ -135,7 +173,9 @@ run(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(`tidings: ${err.message}\n\n${USAGE}\n`)
     process.exit(64)
   }
-  if (err instanceof ConfigError || err instanceof DatabaseBusyError) {
+  // A refused copy (a target with data of its own) is the user's to mend, as a bad setting is.
+  const refused = err instanceof Error && err.name === 'CopyRefusedError'
+  if (err instanceof ConfigError || err instanceof DatabaseBusyError || refused) {
     process.stderr.write(`tidings: ${err.message}\n`)
     process.exit(2)
   }

@@ -9,7 +9,7 @@ import path from 'node:path'
 import { sha256Hex } from '../../src/core/ids.js'
 import type { AccountService } from '../../src/modules/accounts/index.js'
 import { findAccountByKeyHash, insertKeyHash } from '../../src/modules/accounts/accounts.repo.js'
-import { testDbKind } from '../helpers/databases.js'
+import { createTestDatabase, testDbKind } from '../helpers/databases.js'
 import {
   freshInstallation,
   httpGet,
@@ -112,6 +112,8 @@ describe('tidings CLI', async () => {
       [['frobnicate'], /unknown command "frobnicate"/],
       [['account', 'create', '--name', 'X', '--bogus'], /Unknown option '--bogus'/],
       [['account', 'create', '--name'], /--name/],
+      [['copy-to-postgres'], /copy-to-postgres needs --to postgres:\/\//],
+      [['copy-to-postgres', '--to', 'mysql://x'], /copy-to-postgres needs --to postgres:\/\//],
     ]
     // None of these reaches the database, so they may run side by side.
     const results = await mapLimit(cases, 4, ([args]) => runCli(args, env))
@@ -179,6 +181,8 @@ describe('tidings CLI while a server holds the embedded database', () => {
         ['account', 'create', '--name', 'Blocked', '--json'],
         ['key', 'revoke', '--key', 'k'],
         ['migrate'],
+        // Refused before it reaches any target (nothing listens on port 1).
+        ['copy-to-postgres', '--to', 'postgres://127.0.0.1:1/none'],
       ]
       // A second server (`tidings serve`) is refused alike, and the first keeps running.
       const serve = ['serve']
@@ -215,4 +219,40 @@ describe('tidings CLI while a server holds the embedded database', () => {
     assert.equal(res.code, 0, res.stderr)
     assert.equal(fs.existsSync(lockFile), false)
   })
+})
+
+describe('tidings copy-to-postgres', () => {
+  it(
+    'copies an embedded installation into an empty PostgreSQL database, where its keys work; not twice',
+    { skip: testDbKind() === 'postgres' ? false : 'PostgreSQL only: the copy goes to a PostgreSQL server' },
+    async (t) => {
+      const env = { DATA_DIR: tempDataDir() }
+      const made = await runCli(['account', 'create', '--name', 'Moving', '--plan', 'paid', '--json'], env)
+      assert.equal(made.code, 0, made.stderr)
+      const { account_id, api_key } = JSON.parse(made.stdout) as { account_id: number; api_key: string }
+      const target = await createTestDatabase()
+      t.after(async () => {
+        await target.handle.close()
+        await target.drop()
+      })
+
+      const res = await runCli(['copy-to-postgres', '--to', target.url!, '--json'], env)
+      assert.equal(res.code, 0, res.stderr)
+      const report = JSON.parse(res.stdout) as { tables: { name: string; rows: number }[]; sequences: number }
+      assert.deepEqual(
+        report.tables.find((x) => x.name === 'accounts'),
+        { name: 'accounts', rows: 1 },
+      )
+      assert.ok(report.sequences > 0)
+      assert.deepEqual(await findAccountByKeyHash(target.handle.db, sha256Hex(api_key)), {
+        id: account_id,
+        plan: 'paid',
+      })
+
+      const again = await runCli(['copy-to-postgres', '--to', target.url!], env)
+      assert.equal(again.code, 2, again.stderr)
+      assert.equal(again.stdout, '')
+      assert.equal(again.stderr, 'tidings: the target database is not empty: table accounts has rows\n')
+    },
+  )
 })

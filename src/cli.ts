@@ -1,5 +1,7 @@
 // First: an older Node.js stops here with a clear message, before any module that needs a newer one loads.
 import './core/node-version.js'
+import fs from 'node:fs'
+import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from './core/config.js'
 import { DatabaseBusyError } from './core/db/lock.js'
@@ -44,6 +46,9 @@ async function withAccounts<T>(fn: (accounts: AccountService) => Promise<T>): Pr
  */
 async function copyToPostgres(url: string) {
   const config = loadConfig()
+  // Opening a folder with none would make an empty database there, and the copy would "succeed" with nothing.
+  if (!fs.existsSync(path.join(config.dataDir, 'pgdata')))
+    throw new ConfigError(`there is no embedded database in ${config.dataDir} (DATA_DIR)`)
   const { openDatabase } = await import('./core/db/client.js')
   const { copyDatabase } = await import('./core/db/copy-database.js')
   const { MIGRATIONS_DIR } = await import('./core/context.js')

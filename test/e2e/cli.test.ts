@@ -249,6 +249,11 @@ describe('tidings copy-to-postgres', () => {
         plan: 'paid',
       })
 
+      // A DATA_DIR with no database in it (a mistyped path) copies nothing rather than an empty installation.
+      const none = await runCli(['copy-to-postgres', '--to', target.url!], { DATA_DIR: tempDataDir() })
+      assert.equal(none.code, 2, none.stderr)
+      assert.match(none.stderr, /^tidings: there is no embedded database in \S+ \(DATA_DIR\)\n$/)
+
       const again = await runCli(['copy-to-postgres', '--to', target.url!], env)
       assert.equal(again.code, 2, again.stderr)
       assert.equal(again.stdout, '')

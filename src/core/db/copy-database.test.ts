@@ -20,7 +20,7 @@ async function contents(db: DbHandle): Promise<Record<string, string[]>> {
   )
   const out: Record<string, string[]> = {}
   for (const { name } of rows as { name: string }[]) {
-    const r = await db.executeSql(`SELECT to_jsonb(t)::text AS r FROM "${name}" t ORDER BY 1`, [])
+    const r = await db.executeSql(`SELECT t::text AS r FROM "${name}" t ORDER BY 1`, [])
     out[name] = (r.rows as { r: string }[]).map((x) => x.r)
   }
   return out
@@ -67,6 +67,15 @@ describe('copying an installation to another database (copy-to-postgres)', async
   await call('POST', '/templates', { name: 'Welcome', html: '<p>Hi *|NAME|*</p>' })
   await app.close()
   await ctx.close()
+  {
+    // A jsonb `null`, which is not SQL NULL (a copy through JSON made it one, against the column's NOT NULL).
+    const db = await openDatabase({ dataDir })
+    await db.executeSql(
+      "UPDATE contacts SET custom_fields = 'null'::jsonb WHERE email = 'b@shop.example'",
+      [],
+    )
+    await db.close()
+  }
 
   it('copies every row, the secrets over the target’s own, and ids go on where they were', async (t) => {
     const target = await createTestDatabase()
@@ -134,6 +143,28 @@ describe('copying an installation to another database (copy-to-postgres)', async
       return true
     })
     assert.deepEqual(await contents(target.handle), before)
+  })
+
+  it('a row the target refuses fails the copy, naming the table but not the rows, and leaves nothing', async (t) => {
+    const target = await createTestDatabase()
+    const source = await openDatabase({ dataDir })
+    t.after(async () => {
+      await target.handle.close()
+      await source.close()
+      await target.drop()
+    })
+    await target.handle.migrate(MIGRATIONS_DIR)
+    await target.handle.executeSql(
+      "ALTER TABLE contacts ADD CONSTRAINT not_b CHECK (email <> 'b@shop.example')",
+      [],
+    )
+    await assert.rejects(copyDatabase(source, target.handle, MIGRATIONS_DIR), (err: Error) => {
+      assert.match(err.message, /^table contacts: .*not_b/)
+      assert.ok(!err.message.includes('shop.example'), err.message)
+      return true
+    })
+    const { rows } = await target.handle.executeSql('SELECT count(*)::int AS n FROM accounts', [])
+    assert.deepEqual(rows, [{ n: 0 }])
   })
 
   it('orders tables parents first, and refuses a cycle', () => {

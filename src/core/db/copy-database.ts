@@ -123,23 +123,35 @@ async function checkTarget(source: Executor, target: Executor): Promise<string[]
   return tables
 }
 
+/** An array literal of the given elements: each quoted, so any text (a row's, with its own quotes) is one element. */
+const arrayLiteral = (items: string[]) =>
+  `{${items.map((i) => `"${i.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`
+
 /**
- * One table's rows through a cursor, as JSON (every column type the schema uses reads back as it was written),
- * written a page at a time: at most PAGE_ROWS rows or PAGE_BYTES of them (a row can be a 4 MB message body).
+ * One table's rows through a cursor, each in the row type's own text form (the form COPY and `row::text` use:
+ * every column reads back exactly as written, a jsonb `null` not becoming SQL NULL as through JSON), written a
+ * page at a time: at most PAGE_ROWS rows or PAGE_BYTES of them (a row can be a 4 MB message body).
  */
 async function copyTable(source: Executor, target: Executor, table: string): Promise<number> {
   const name = `${quoted(SCHEMA)}.${quoted(table)}`
-  await rowsOf(source, `DECLARE copy_rows NO SCROLL CURSOR FOR SELECT to_jsonb(t)::text AS r FROM ${name} t`)
+  await rowsOf(source, `DECLARE copy_rows NO SCROLL CURSOR FOR SELECT t::text AS r FROM ${name} t`)
   let page: string[] = []
   let bytes = 0
   let copied = 0
   const write = async () => {
     if (!page.length) return
-    await rowsOf(
-      target,
-      `INSERT INTO ${name} SELECT * FROM json_populate_recordset(NULL::${name}, $1::json)`,
-      [`[${page.join(',')}]`],
-    )
+    try {
+      // The table's columns are the same on both sides, in the same order (checkTarget).
+      await rowsOf(target, `INSERT INTO ${name} SELECT * FROM unnest($1::text::${name}[])`, [
+        arrayLiteral(page),
+      ])
+    } catch (err) {
+      // The driver's message carries the statement's parameters: the page's rows, secrets and key hashes among
+      // them. The database's own reason names what failed without them.
+      const reason =
+        err instanceof Error && err.cause instanceof Error ? err.cause.message : 'the insert failed'
+      throw new Error(`table ${table}: ${reason}`)
+    }
     copied += page.length
     page = []
     bytes = 0

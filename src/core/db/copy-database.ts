@@ -112,6 +112,12 @@ async function checkTarget(source: Executor, target: Executor): Promise<string[]
   for (const t of new Set([...tables, ...to.keys()]))
     if (from.get(t)?.join() !== to.get(t)?.join())
       throw new CopyRefusedError(`the databases' schemas differ at table ${t} (run migrations on both)`)
+  // Until the copy commits, no process of the target's can write a row of its own in between the check below
+  // and the copy (ids from the sequences set after it would then collide). Reading goes on.
+  await rowsOf(
+    target,
+    `LOCK TABLE ${tables.map((t) => `${quoted(SCHEMA)}.${quoted(t)}`).join(', ')} IN EXCLUSIVE MODE`,
+  )
   for (const t of tables) {
     if (REPLACED_TABLES.has(t)) continue
     const [row] = await rowsOf<{ any: boolean }>(

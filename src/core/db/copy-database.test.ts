@@ -1,4 +1,4 @@
-import { after, describe, it } from 'node:test'
+import { after, describe, it, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -126,7 +126,8 @@ describe('copying an installation to another database (copy-to-postgres)', async
     assert.equal(created.json().id, list + 1)
   })
 
-  it('refuses a target that has data of its own, and writes nothing to it', async (t) => {
+  /** The installation above, and a new database to copy it to; both closed (and the target dropped) after `t`. */
+  const sourceAndTarget = async (t: TestContext) => {
     const target = await createTestDatabase()
     const source = await openDatabase({ dataDir })
     t.after(async () => {
@@ -134,6 +135,11 @@ describe('copying an installation to another database (copy-to-postgres)', async
       await source.close()
       await target.drop()
     })
+    return { target, source }
+  }
+
+  it('refuses a target that has data of its own, and writes nothing to it', async (t) => {
+    const { target, source } = await sourceAndTarget(t)
     await copyDatabase(source, target.handle, MIGRATIONS_DIR)
     await target.handle.executeSql("UPDATE lists SET name = 'Renamed there'", [])
     const before = await contents(target.handle)
@@ -146,13 +152,7 @@ describe('copying an installation to another database (copy-to-postgres)', async
   })
 
   it('a row the target refuses fails the copy, naming the table but not the rows, and leaves nothing', async (t) => {
-    const target = await createTestDatabase()
-    const source = await openDatabase({ dataDir })
-    t.after(async () => {
-      await target.handle.close()
-      await source.close()
-      await target.drop()
-    })
+    const { target, source } = await sourceAndTarget(t)
     await target.handle.migrate(MIGRATIONS_DIR)
     await target.handle.executeSql(
       "ALTER TABLE contacts ADD CONSTRAINT not_b CHECK (email <> 'b@shop.example')",

@@ -1,9 +1,8 @@
 // First: an older Node.js stops here with a clear message, before any module that needs a newer one loads.
 import './core/node-version.js'
 import fs from 'node:fs'
-import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { ConfigError, loadConfig } from './core/config.js'
+import { ConfigError, isPostgresUrl, loadConfig } from './core/config.js'
 import { DatabaseBusyError } from './core/db/lock.js'
 import type { AppContext } from './core/context.js'
 import type { Plan } from './core/http/auth.js'
@@ -46,10 +45,10 @@ async function withAccounts<T>(fn: (accounts: AccountService) => Promise<T>): Pr
  */
 async function copyToPostgres(url: string) {
   const config = loadConfig()
+  const { openDatabase, embeddedDatabaseDir } = await import('./core/db/client.js')
   // Opening a folder with none would make an empty database there, and the copy would "succeed" with nothing.
-  if (!fs.existsSync(path.join(config.dataDir, 'pgdata')))
+  if (!fs.existsSync(embeddedDatabaseDir(config.dataDir)))
     throw new ConfigError(`there is no embedded database in ${config.dataDir} (DATA_DIR)`)
-  const { openDatabase } = await import('./core/db/client.js')
   const { copyDatabase } = await import('./core/db/copy-database.js')
   const { MIGRATIONS_DIR } = await import('./core/context.js')
   const source = await openDatabase({ dataDir: config.dataDir })
@@ -156,8 +155,7 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'copy-to-postgres': {
       const to = values.to
-      if (!to || !/^postgres(ql)?:\/\//.test(to))
-        throw new UsageError('copy-to-postgres needs --to postgres://…')
+      if (!to || !isPostgresUrl(to)) throw new UsageError('copy-to-postgres needs --to postgres://…')
       const report = await copyToPostgres(to)
       const rows = report.tables.reduce((n, t) => n + t.rows, 0)
       const lines = report.tables.filter((t) => t.rows > 0).map((t) => `  ${t.name}: ${t.rows}`)

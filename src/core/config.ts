@@ -137,6 +137,9 @@ function nonEmpty(env: Env, name: string): string | undefined {
 }
 
 /** Parses the environment once; every other module reads the returned object, never process.env. */
+/** A PostgreSQL connection URL, as DATABASE_URL and the copy command's target take. */
+export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url)
+
 export function loadConfig(env: Env = process.env): Config {
   // 0: any free port (the tests' servers).
   const port = int(env, 'PORT', 3000, 0, MAX_PORT)
@@ -144,7 +147,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['all', 'api', 'worker'].includes(role))
     throw new ConfigError(`ROLE must be all, api or worker, got "${role}"`)
   const databaseUrl = nonEmpty(env, 'DATABASE_URL')
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+  if (databaseUrl && !isPostgresUrl(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://')
   }
   const smtpUrl = nonEmpty(env, 'SMTP_URL')

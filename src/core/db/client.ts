@@ -75,6 +75,9 @@ export interface OpenOptions {
   pglite?: PGlite
 }
 
+/** Where under DATA_DIR the embedded database keeps its files. */
+export const embeddedDatabaseDir = (dataDir: string) => path.join(dataDir, 'pgdata')
+
 export async function openDatabase(opts: OpenOptions): Promise<DbHandle> {
   if (opts.databaseUrl)
     return openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.preparedStatements ?? true)
@@ -82,7 +85,7 @@ export async function openDatabase(opts: OpenOptions): Promise<DbHandle> {
   let client = opts.pglite
   if (!client) {
     if (opts.dataDir) {
-      const dir = path.join(opts.dataDir, 'pgdata')
+      const dir = embeddedDatabaseDir(opts.dataDir)
       fs.mkdirSync(opts.dataDir, { recursive: true })
       lock = acquireDataDirLock(opts.dataDir)
       try {

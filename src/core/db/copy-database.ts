@@ -40,6 +40,8 @@ const rowsOf = <T>(ex: Executor, text: string, values: unknown[] = []) =>
   queryRows<T>(ex, positionalSql(text, values))
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`
+/** A table or sequence of SCHEMA, quoted for a statement. */
+const qualified = (name: string) => `${quoted(SCHEMA)}.${quoted(name)}`
 
 /** Each table's columns in order (views have none to copy); both databases must have the same: the same migrations. */
 async function columnsByTable(ex: Executor): Promise<Map<string, string[]>> {
@@ -98,7 +100,7 @@ async function sequences(ex: Executor): Promise<{ name: string; last: string; ca
   for (const { name } of names) {
     const [row] = await rowsOf<{ last: string; called: boolean }>(
       ex,
-      `SELECT last_value::text AS last, is_called AS called FROM ${quoted(SCHEMA)}.${quoted(name)}`,
+      `SELECT last_value::text AS last, is_called AS called FROM ${qualified(name)}`,
     )
     out.push({ name, ...row! })
   }
@@ -114,15 +116,12 @@ async function checkTarget(source: Executor, target: Executor): Promise<string[]
       throw new CopyRefusedError(`the databases' schemas differ at table ${t} (run migrations on both)`)
   // Until the copy commits, no process of the target's can write a row of its own in between the check below
   // and the copy (ids from the sequences set after it would then collide). Reading goes on.
-  await rowsOf(
-    target,
-    `LOCK TABLE ${tables.map((t) => `${quoted(SCHEMA)}.${quoted(t)}`).join(', ')} IN EXCLUSIVE MODE`,
-  )
+  await rowsOf(target, `LOCK TABLE ${tables.map(qualified).join(', ')} IN EXCLUSIVE MODE`)
   for (const t of tables) {
     if (REPLACED_TABLES.has(t)) continue
     const [row] = await rowsOf<{ any: boolean }>(
       target,
-      `SELECT EXISTS (SELECT 1 FROM ${quoted(SCHEMA)}.${quoted(t)}) AS any`,
+      `SELECT EXISTS (SELECT 1 FROM ${qualified(t)}) AS any`,
     )
     if (row?.any) throw new CopyRefusedError(`the target database is not empty: table ${t} has rows`)
   }
@@ -139,7 +138,7 @@ const arrayLiteral = (items: string[]) =>
  * page at a time: at most PAGE_ROWS rows or PAGE_BYTES of them (a row can be a 4 MB message body).
  */
 async function copyTable(source: Executor, target: Executor, table: string): Promise<number> {
-  const name = `${quoted(SCHEMA)}.${quoted(table)}`
+  const name = qualified(table)
   await rowsOf(source, `DECLARE copy_rows NO SCROLL CURSOR FOR SELECT t::text AS r FROM ${name} t`)
   let page: string[] = []
   let bytes = 0
@@ -178,10 +177,7 @@ async function copyTable(source: Executor, target: Executor, table: string): Pro
 }
 
 async function countRows(ex: Executor, table: string): Promise<number> {
-  const [row] = await rowsOf<{ n: number }>(
-    ex,
-    `SELECT count(*)::int AS n FROM ${quoted(SCHEMA)}.${quoted(table)}`,
-  )
+  const [row] = await rowsOf<{ n: number }>(ex, `SELECT count(*)::int AS n FROM ${qualified(table)}`)
   return row!.n
 }
 
@@ -203,17 +199,17 @@ export async function copyDatabase(
       const order = loadOrder(tables, await references(from))
       const report: CopyReport = { tables: [], sequences: 0 }
       for (const t of order) {
-        if (REPLACED_TABLES.has(t)) await rowsOf(to, `DELETE FROM ${quoted(SCHEMA)}.${quoted(t)}`)
+        if (REPLACED_TABLES.has(t)) await rowsOf(to, `DELETE FROM ${qualified(t)}`)
         const rows = await copyTable(from, to, t)
         // Counted again in the target's transaction: a row lost on the way fails the copy, not the installation.
-        const [there, here] = [await countRows(to, t), await countRows(from, t)]
-        if (there !== rows || here !== rows)
-          throw new Error(`table ${t}: ${here} rows in the source, ${rows} copied, ${there} in the target`)
+        // (The source needs no count: its cursor read the table whole, in this transaction's snapshot.)
+        const there = await countRows(to, t)
+        if (there !== rows) throw new Error(`table ${t}: ${rows} rows copied, ${there} in the target`)
         report.tables.push({ name: t, rows })
       }
       for (const s of await sequences(from)) {
         await rowsOf(to, 'SELECT setval($1::regclass, $2::bigint, $3::boolean)', [
-          `${quoted(SCHEMA)}.${quoted(s.name)}`,
+          qualified(s.name),
           s.last,
           s.called,
         ])

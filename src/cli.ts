@@ -99,8 +99,8 @@ function parse(argv: string[]) {
         account: { type: 'string' },
         key: { type: 'string' },
         to: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
       },
     })
   } catch (err) {
@@ -109,15 +109,45 @@ function parse(argv: string[]) {
   }
 }
 
+/**
+ * The options each command takes, besides --help. One given to a command that does not use it is refused rather
+ * than ignored: `copy-to-postgres --plan paid` or `account create --to …` means the user expected something the
+ * command will not do.
+ */
+const COMMAND_OPTIONS: Record<string, readonly string[]> = {
+  serve: [],
+  migrate: ['json'],
+  'account create': ['name', 'plan', 'json'],
+  'key create': ['account', 'json'],
+  'key revoke': ['key', 'json'],
+  'copy-to-postgres': ['to', 'json'],
+}
+
+/** The command the positionals name, or a usage error naming what is wrong with them and the options. */
+function commandOf(positionals: string[], values: Record<string, unknown>): string {
+  const [cmd, sub] = positionals
+  const single = COMMAND_OPTIONS[cmd!] ? cmd! : undefined
+  const command = single ?? `${cmd} ${sub ?? ''}`.trim()
+  const options = COMMAND_OPTIONS[command]
+  if (!options) throw new UsageError(`unknown command "${positionals.join(' ')}"`)
+  // `key revoke KEY` takes the key as a word too; no other command takes one.
+  const words = command.split(' ').length + (command === 'key revoke' ? 1 : 0)
+  if (positionals.length > words)
+    throw new UsageError(`unexpected "${positionals.slice(words).join(' ')}" after ${command}`)
+  const unused = Object.keys(values).filter((k) => values[k] !== undefined && !options.includes(k))
+  if (unused.length)
+    throw new UsageError(`${command} does not take ${unused.map((k) => `--${k}`).join(', ')}`)
+  return command
+}
+
 async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parse(argv)
-  const [cmd, sub] = positionals
-  if (values.help || !cmd) {
+  if (values.help || !positionals.length) {
     process.stdout.write(`${USAGE}\n`)
     return
   }
   const json = values.json ?? false
-  switch (`${cmd} ${sub ?? ''}`.trim()) {
+  switch (commandOf(positionals, values)) {
     case 'serve':
       await import('./main.js')
       return
@@ -166,8 +196,6 @@ async function run(argv: string[]): Promise<void> {
       )
       return
     }
-    default:
-      throw new UsageError(`unknown command "${positionals.join(' ')}"`)
   }
 }
 

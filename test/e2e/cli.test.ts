@@ -114,6 +114,16 @@ describe('tidings CLI', async () => {
       [['account', 'create', '--name'], /--name/],
       [['copy-to-postgres'], /copy-to-postgres needs --to postgres:\/\//],
       [['copy-to-postgres', '--to', 'mysql://x'], /copy-to-postgres needs --to postgres:\/\//],
+      // An option or a word the command does not use is refused, not ignored.
+      [
+        ['copy-to-postgres', '--to', 'postgres://x', '--plan', 'paid'],
+        /copy-to-postgres does not take --plan/,
+      ],
+      [['account', 'create', '--name', 'X', '--to', 'postgres://x'], /account create does not take --to/],
+      [['serve', '--json'], /serve does not take --json/],
+      [['migrate', 'now'], /unexpected "now" after migrate/],
+      [['key', 'revoke', 'a', 'b'], /unexpected "b" after key revoke/],
+      [['key'], /unknown command "key"/],
     ]
     // None of these reaches the database, so they may run side by side.
     const results = await mapLimit(cases, 4, ([args]) => runCli(args, env))

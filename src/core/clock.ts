@@ -3,6 +3,9 @@ export interface Clock {
   now(): Date
 }
 
+/** Milliseconds in a day of UTC, which has no daylight saving: the unit of day-long windows and waits. */
+export const DAY_MS = 86_400_000
+
 export const systemClock: Clock = { now: () => new Date() }
 
 export class ManualClock implements Clock {

@@ -1,4 +1,5 @@
 /** The two time formats of api.md, always in UTC, and the parsers of the dates clients send. */
+import { DAY_MS } from '../clock.js'
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0')
 
@@ -40,7 +41,6 @@ export function parseSqlDateTime(value: string): Date | null {
   return same ? date : null
 }
 
-const DAY_MS = 86_400_000
 /** The last millisecond of 9999: years past it JavaScript writes as `+010000`, which PostgreSQL does not read. */
 const LAST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
 

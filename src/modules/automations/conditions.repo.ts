@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
+import { DAY_MS } from '../../core/clock.js'
 import type { Executor } from '../../core/db/client.js'
 import { queryRows } from '../../core/db/sql.js'
 import { conditionSql, type Condition as SegmentCondition } from '../segments/index.js'
@@ -50,7 +51,6 @@ export type CompiledCondition =
   | { not: CompiledCondition }
   | { leaf: CompiledLeaf }
 
-const DAY_MS = 86_400_000
 const definite = (expr: SQL) => sql`coalesce(${expr}, false)`
 
 /**

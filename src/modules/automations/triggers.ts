@@ -1,3 +1,4 @@
+import { DAY_MS } from '../../core/clock.js'
 import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
 import { retriedTransaction } from '../../core/db/retry.js'
@@ -112,8 +113,6 @@ export function monthDaysOn(day: string): string[] {
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
   return monthDay === '02-28' && !leap ? [monthDay, '02-29'] : [monthDay]
 }
-
-const DAY_MS = 86_400_000
 
 /**
  * How many days back a scan makes up for, when the workers were down for whole days (a day is scanned when the

@@ -1,3 +1,4 @@
+import { DAY_MS } from '../../core/clock.js'
 import type { FieldErrorBag } from '../../core/http/errors.js'
 import { isValidEmail } from '../../core/http/email.js'
 import { parseOutboundUrl, privateTargetError } from '../../core/net/outbound-url.js'
@@ -44,7 +45,7 @@ const UNIT_MS: Record<TimeUnit, number> = {
   seconds: 1000,
   minutes: 60_000,
   hours: 3_600_000,
-  days: 86_400_000,
+  days: DAY_MS,
 }
 
 /** A wait's (or a goal timeout's) length in milliseconds; 0 for anything that is not one. */

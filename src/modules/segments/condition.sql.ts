@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
+import { DAY_MS } from '../../core/clock.js'
 import { countryCode } from '../../core/http/country-names.js'
 import { CONTACT_FIELDS, type Condition, type FieldCondition } from './condition.js'
 
@@ -20,7 +21,6 @@ export interface ConditionSqlOptions {
   pipelineId?: number
 }
 
-const DAY_MS = 86_400_000
 /** A number as text (`12`, `-3.5`, with blanks around): only such text is cast, so the cast never fails. */
 const NUMERIC_TEXT = `'^[[:space:]]*-?[0-9]+([.][0-9]+)?[[:space:]]*$'`
 

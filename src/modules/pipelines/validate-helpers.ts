@@ -1,4 +1,5 @@
 import type { FieldErrorBag } from '../../core/http/errors.js'
+import { longerThan } from '../../core/http/text-length.js'
 
 /**
  * Small checks the pipeline validator shares. Each reports into a FieldErrorBag under a dotted wire path
@@ -29,7 +30,7 @@ export function requiredText(bag: FieldErrorBag, v: unknown, path: string, max: 
   const text = typeof v === 'number' && Number.isFinite(v) ? String(v) : v
   if (blank(text)) bag.add(path, `The ${label(path)} field is required.`)
   else if (typeof text !== 'string') bag.add(path, `The ${label(path)} must be a string.`)
-  else if (text.trim().length > max)
+  else if (longerThan(text.trim(), max))
     bag.add(path, `The ${label(path)} must not be greater than ${max} characters.`)
   else return text.trim()
   return undefined
@@ -39,7 +40,7 @@ export function requiredText(bag: FieldErrorBag, v: unknown, path: string, max: 
 export function optionalText(bag: FieldErrorBag, v: unknown, path: string, max: number): string | undefined {
   if (v === undefined || v === null) return undefined
   if (typeof v !== 'string') bag.add(path, `The ${label(path)} must be a string.`)
-  else if (v.length > max) bag.add(path, `The ${label(path)} must not be greater than ${max} characters.`)
+  else if (longerThan(v, max)) bag.add(path, `The ${label(path)} must not be greater than ${max} characters.`)
   else return v
   return undefined
 }

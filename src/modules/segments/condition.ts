@@ -1,4 +1,5 @@
 import { validationFailed, type FieldErrors } from '../../core/http/errors.js'
+import { longerThan } from '../../core/http/text-length.js'
 
 /**
  * The condition language of contract §6, shared by segments (a list's saved filter) and the automation engine
@@ -136,7 +137,7 @@ function requiredText(st: State, v: unknown, path: string, max: number): string 
     return undefined
   }
   const trimmed = text.trim()
-  if (trimmed.length > max) {
+  if (longerThan(trimmed, max)) {
     add(st, path, `The ${label(path)} must not be greater than ${max} characters.`)
     return undefined
   }
@@ -207,7 +208,7 @@ function parseValue(st: State, obj: Record<string, unknown>, op: FieldOp, path: 
     )
     return { ok: false as const }
   }
-  if (v.length > CONDITION_LIMITS.text) {
+  if (longerThan(v, CONDITION_LIMITS.text)) {
     add(st, at, `The value must not be greater than ${CONDITION_LIMITS.text} characters.`)
     return { ok: false as const }
   }

@@ -208,6 +208,27 @@ describe('PUT /lists/{id}/update-subscribers-bulk', async () => {
     assert.equal(bad.status, 400)
   })
 
+  it('counts characters, not UTF-16 units: 50 emoji are a tag, 255 a name; one more is refused', async () => {
+    const listId = await createList(t)
+    await members(listId, [{ email: 'emoji@example.cz' }])
+    // Each of these is one character and two UTF-16 units.
+    const tag = '😀'.repeat(50)
+    const name = '😀'.repeat(255)
+    const ok = await update(listId, { subscriber_data: [{ email: 'emoji@example.cz', tags: [tag], name }] })
+    assert.deepEqual(ok.body, { updates: 1 })
+    const c = await contactOf(t, 'emoji@example.cz')
+    assert.deepEqual(c?.tags, [tag])
+    assert.equal(c?.name, name)
+    const bad = await update(listId, {
+      subscriber_data: [{ email: 'emoji@example.cz', tags: [`${tag}x`], name: `${name}x` }],
+    })
+    assert.equal(bad.status, 400)
+    assert.deepEqual(Object.keys(bad.body.errors).sort(), [
+      'subscriber_data.0.name',
+      'subscriber_data.0.tags',
+    ])
+  })
+
   it('answers 400 for a missing or malformed subscriber_data and a non-boolean allow_resubscribe', async () => {
     const listId = await createList(t)
     assert.deepEqual((await update(listId, {})).body, {

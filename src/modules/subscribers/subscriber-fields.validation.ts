@@ -4,6 +4,7 @@ import { isValidEmail, normalizeEmail } from '../../core/http/email.js'
 import { parseJsonText } from '../../core/http/json-text.js'
 import { flagOn, type FlagT } from '../../core/http/schemas.js'
 import { STATUS_FILTERS } from './subscribers.schemas.js'
+import { longerThan } from '../../core/http/text-length.js'
 
 /**
  * Field rules shared by every subscriber write (subscribe, subscribe-bulk, update-subscriber,
@@ -105,7 +106,7 @@ function checkText(value: unknown, path: string, max: number, bag: FieldErrorBag
     return undefined
   }
   const trimmed = text.trim()
-  if (trimmed.length > max) {
+  if (longerThan(trimmed, max)) {
     bag.add(path, `The ${label(path)} must not be greater than ${max} characters.`)
     return undefined
   }
@@ -245,11 +246,11 @@ export function checkTags(given: unknown, path: string, bag: FieldErrorBag): str
   const tags = [...new Set((value as string[]).map((t) => t.trim()).filter((t) => t !== ''))]
   if (tags.length === 0 && value.length > 0) return undefined
   let ok = true
-  if (tags.some((t) => t.length > TAG_MAX_CHARS)) {
+  if (tags.some((t) => longerThan(t, TAG_MAX_CHARS))) {
     bag.add(path, `Each of the ${label(path)} must not be greater than ${TAG_MAX_CHARS} characters.`)
     ok = false
   }
-  if (tags.reduce((n, t) => n + t.length, 0) > TAGS_MAX_TOTAL_CHARS) {
+  if (longerThan(tags.join(''), TAGS_MAX_TOTAL_CHARS)) {
     bag.add(path, `The ${label(path)} must not be greater than ${TAGS_MAX_TOTAL_CHARS} characters in total.`)
     ok = false
   }
@@ -304,7 +305,7 @@ export function checkCustomFields(
       errors.push(`The ${label(path)} value of "${key}" must be a scalar or an object with value and type.`)
     else out[key] = v
   }
-  if (errors.length === 0 && JSON.stringify(out).length > CUSTOM_FIELDS_MAX_CHARS)
+  if (errors.length === 0 && longerThan(JSON.stringify(out), CUSTOM_FIELDS_MAX_CHARS))
     errors.push(`The ${label(path)} must not be greater than ${CUSTOM_FIELDS_MAX_CHARS} characters.`)
   for (const e of errors) bag.add(path, e)
   return errors.length === 0 ? out : undefined

@@ -18,16 +18,9 @@ import {
   type TrackerEventT,
 } from './tracker-events.schemas.js'
 import { retriedTransaction } from '../../core/db/retry.js'
+import { longerThan } from '../../core/http/text-length.js'
 
 const text = (v: string | undefined) => (v ?? '').trim()
-
-/** Code points: a string of UTF-16 units longer than the limit may still be short enough. */
-function characters(s: string): number {
-  if (s.length <= MAX_EVENT_VALUE) return s.length
-  let n = 0
-  for (const _ of s) n++
-  return n
-}
 
 function answer(row: TrackerEventRow, email: string): TrackerEventT {
   return {
@@ -58,8 +51,7 @@ export function createTrackerEventService(ctx: Pick<AppContext, 'db' | 'clock'>)
       if (!isValidEmail(email)) throw fieldError('event.email', 'The email must be a valid email address.')
       const raw = e.value === undefined ? null : e.value
       const value = JSON.stringify(raw)
-      const length = characters(typeof raw === 'string' ? raw : value)
-      if (length > MAX_EVENT_VALUE)
+      if (longerThan(typeof raw === 'string' ? raw : value, MAX_EVENT_VALUE))
         throw fieldError('event.value', `The value must not be greater than ${MAX_EVENT_VALUE} characters.`)
       const now = ctx.clock.now()
       const row = await retriedTransaction(ctx.db, async (tx) => {

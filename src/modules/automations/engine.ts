@@ -4,7 +4,15 @@ import { wakeSenders } from '../delivery/index.js'
 import { nextIds, pipelineById, type PipelineNode, type PipelineRow } from '../pipelines/index.js'
 import { loadSubjects, type Subject } from './node-effects.repo.js'
 import { paused } from './run-chain.js'
-import { EXECUTORS, goalsPassed, type EngineCtx, type NodeEnv, type Outcome, type Prepared } from './nodes.js'
+import {
+  EXECUTORS,
+  goalsPassed,
+  MAIL_SKIPPED,
+  type EngineCtx,
+  type NodeEnv,
+  type Outcome,
+  type Prepared,
+} from './nodes.js'
 import {
   claimDueRuns,
   activeBranches,
@@ -50,6 +58,13 @@ export const MAX_BRANCHES = 20
 
 /** Why a branch ends when another branch of its trigger met a goal first. */
 const GOAL_ELSEWHERE = 'goal met in another branch'
+
+/**
+ * Whether the run goes on at a node other than mail: its subscriber is subscribed to the pipeline's list, or
+ * still in it (unsubscribed, bounced) on the way a mail node sent it for that (`quarantine_skip`, MAIL_SKIPPED).
+ */
+const stillFollowed = (r: ClaimedRun, s: Subject | undefined) =>
+  s?.status === 1 || (s !== undefined && s.status !== null && r.state[MAIL_SKIPPED] === true)
 
 /** A run that forked or was forked: its goals are its trigger's. */
 const isBranch = (r: ClaimedRun) => r.rootId !== r.id || r.state.branched === true
@@ -185,7 +200,7 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
       else if (!node)
         // An edit removed the node this run was at (or it never existed): the run ends, logged.
         stopOrEnd(r, nodeId, { end: 'node removed' }, pipeline.version, {})
-      else if (node.type !== 'mail' && subjects.get(r.contactId ?? 0)?.status !== 1)
+      else if (node.type !== 'mail' && !stillFollowed(r, subjects.get(r.contactId ?? 0)))
         // Left the pipeline's list (or was deleted): the run stops at the next node it reaches.
         stopOrEnd(r, nodeId, { stop: 'unsubscribed' }, pipeline.version, {
           type: node.type,

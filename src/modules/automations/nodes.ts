@@ -103,6 +103,13 @@ function withoutNodeState(
 
 const passThrough: NodeExecutor = { execute: async (_env, _tx, runs) => each(runs, () => ({ props: {} })) }
 
+/**
+ * In a run's state: a mail node skipped it (unsubscribed, suppressed) and sent it down `quarantine_skip`. The
+ * nodes the pipeline put after that port are its way of handling such people (tag them, tell a CRM), so a run
+ * so marked is not stopped for having left the list; its mail nodes still skip it.
+ */
+export const MAIL_SKIPPED = 'mail_skipped'
+
 /** The key of the template in a mail node's prepared map (run ids are ≥ 1). */
 const TEMPLATE = 0
 
@@ -117,10 +124,19 @@ const mail: NodeExecutor = {
     const { pipeline, node, subjects } = env
     const out = new Map<number, Outcome>()
     const ready: { run: ClaimedRun; subject: Subject }[] = []
+    // A node without the port (its `next` a plain array, or no such key) sends skipped runs where it sends the
+    // others, and the next node stops them as before.
+    const skipPort = !!node.next && !Array.isArray(node.next) && Object.hasOwn(node.next, 'quarantine_skip')
     for (const run of runs) {
       const s = run.contactId ? subjects.get(run.contactId) : undefined
       const why = !s ? 'deleted' : s.suppressed ? 'suppressed' : s.status !== 1 ? 'unsubscribed' : undefined
-      if (why || !s) out.set(run.id, { port: 'quarantine_skip', props: { skipped: why } })
+      // Marked where the node has the port: the nodes after it run for it though it left the list (engine.ts).
+      if (why || !s)
+        out.set(run.id, {
+          port: 'quarantine_skip',
+          props: { skipped: why },
+          ...(skipPort ? { state: { ...run.state, [MAIL_SKIPPED]: true } } : {}),
+        })
       else ready.push({ run, subject: s })
     }
     if (ready.length === 0) return out

@@ -38,7 +38,9 @@ export function createRecommenderService(ctx: Ctx) {
     async create(accountId: number, input: CreateInput): Promise<RecommenderT[]> {
       if (!(await feedOfAccount(ctx.db, accountId, input.feed_id)))
         throw fieldError('feed_id', 'The selected feed id is invalid.')
-      const row = await insertRecommender(ctx.db, accountId, input.shop_id, input.feed_id, ctx.clock.now())
+      // Trimmed as a transaction's `shop` is when stored: " shop.cz " names the shop whose orders say shop.cz.
+      const shop = input.shop_id.trim()
+      const row = await insertRecommender(ctx.db, accountId, shop, input.feed_id, ctx.clock.now())
       if (!row) throw new HttpError(422, { errors: [DUPLICATE] })
       wakeRecommenderTrainers()
       return [toRecommender(row)]

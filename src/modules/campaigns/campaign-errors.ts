@@ -23,6 +23,12 @@ export const campaignErrors = {
     message:
       'Neither the campaign nor its target lists have a from_email: give its lists one, then resume the campaign.',
   }),
+  /** The same, where no target list is left to give one: the advice above cannot be followed. */
+  noFromEmailListsGone: (): CampaignError => ({
+    code: 'no_from_email',
+    message:
+      'The campaign has no from_email and its target lists, which would give it one, were deleted: create the campaign again with a from_email and existing lists.',
+  }),
   noSendingDomain: (domain: string): CampaignError => ({
     code: 'no_sending_domain',
     message: `The sending domain ${domain} is not verified: add it with POST /domains, publish its DNS records and verify it, then resume the campaign.`,

@@ -14,7 +14,7 @@ import {
   startSending,
 } from './campaign-send.repo.js'
 import { campaignErrors } from './campaign-errors.js'
-import { senderIdentity } from './campaign-sender-identity.js'
+import { anyTargetList, senderIdentity } from './campaign-sender-identity.js'
 import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'log'>
@@ -79,7 +79,10 @@ async function freezeCampaign(
     const sender = await senderIdentity(tx, found)
     const c = { ...found, ...sender }
     if (c.fromEmail === '') {
-      await errorCampaign(tx, c.id, campaignErrors.noFromEmail(), now)
+      const why = (await anyTargetList(tx, c))
+        ? campaignErrors.noFromEmail()
+        : campaignErrors.noFromEmailListsGone()
+      await errorCampaign(tx, c.id, why, now)
       return none(true)
     }
     if (

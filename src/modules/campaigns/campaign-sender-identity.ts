@@ -16,7 +16,7 @@ export async function senderIdentity(
 ): Promise<SenderIdentity> {
   const resolved = { fromName: c.fromName, fromEmail: c.fromEmail, replyTo: c.replyTo }
   if (Object.values(resolved).includes('')) {
-    const order = [...new Set([...c.targets.lists, ...c.targets.segments.map((s) => s.list)])]
+    const order = targetListIds(c)
     const byId = new Map((await listSenders(ex, c.accountId, order)).map((l) => [l.id, l]))
     for (const field of ['fromName', 'fromEmail', 'replyTo'] as const) {
       if (resolved[field] !== '') continue
@@ -30,4 +30,17 @@ export async function senderIdentity(
     }
   }
   return resolved
+}
+
+/** The lists a campaign targets, itself or through its segments, in the order given, each once. */
+const targetListIds = (c: Pick<CampaignRow, 'targets'>) => [
+  ...new Set([...c.targets.lists, ...c.targets.segments.map((s) => s.list)]),
+]
+
+/** Whether any list the campaign targets still exists (a deleted one is gone from the account's lists). */
+export async function anyTargetList(
+  ex: Executor,
+  c: Pick<CampaignRow, 'accountId' | 'targets'>,
+): Promise<boolean> {
+  return (await listSenders(ex, c.accountId, targetListIds(c))).length > 0
 }

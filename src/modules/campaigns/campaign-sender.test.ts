@@ -273,6 +273,18 @@ describe('campaign sender: states, pauses, leases and concurrency', async () => 
     assert.equal(await shownError(t, t.account, id), null)
   })
 
+  it('says so when the lists that would give a campaign its from_email were deleted', async () => {
+    const l = await listWith(t, t.account, people(1, 'gonelist'))
+    const id = await createCampaign(t, t.account, [l], { from_email: '' })
+    assert.equal((await t.req('DELETE', `/lists/${l}`)).status, 200)
+    await t.req('POST', `/campaigns/${id}/send`)
+    await sender.runOnce()
+    assert.equal((await campaignRow(t, id))?.status, 4)
+    const error = await shownError(t, t.account, id)
+    assert.equal(error?.code, 'no_from_email')
+    assert.match(error?.message ?? '', /its target lists, which would give it one, were deleted/)
+  })
+
   it('errors a campaign whose every message the relay refuses; refused addresses hard-bounce', async () => {
     sink.messages.length = 0
     const l = await listWith(t, t.account, people(3, 'refused'))

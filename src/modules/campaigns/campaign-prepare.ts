@@ -14,7 +14,7 @@ import {
   startSending,
 } from './campaign-send.repo.js'
 import { campaignErrors } from './campaign-errors.js'
-import { anyTargetList, senderIdentity } from './campaign-sender-identity.js'
+import { resolveSender } from './campaign-sender-identity.js'
 import { retriedTransaction } from '../../core/db/retry.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'log'>
@@ -76,12 +76,10 @@ async function freezeCampaign(
     if (!found) return none(false)
     const now = ctx.clock.now()
     // The sender is fixed here, with the recipients: fields the campaign leaves empty come from its lists.
-    const sender = await senderIdentity(tx, found)
+    const { sender, listsLeft } = await resolveSender(tx, found)
     const c = { ...found, ...sender }
     if (c.fromEmail === '') {
-      const why = (await anyTargetList(tx, c))
-        ? campaignErrors.noFromEmail()
-        : campaignErrors.noFromEmailListsGone()
+      const why = listsLeft ? campaignErrors.noFromEmail() : campaignErrors.noFromEmailListsGone()
       await errorCampaign(tx, c.id, why, now)
       return none(true)
     }

@@ -14,10 +14,23 @@ export async function senderIdentity(
   ex: Executor,
   c: Pick<CampaignRow, 'accountId' | 'targets'> & SenderIdentity,
 ): Promise<SenderIdentity> {
+  return (await resolveSender(ex, c)).sender
+}
+
+/**
+ * senderIdentity, and whether any target list is left: false when the campaign leaves a field empty and every
+ * list it targets was deleted (nothing could fill it). Lists are read only when a field is empty.
+ */
+export async function resolveSender(
+  ex: Executor,
+  c: Pick<CampaignRow, 'accountId' | 'targets'> & SenderIdentity,
+): Promise<{ sender: SenderIdentity; listsLeft: boolean }> {
   const resolved = { fromName: c.fromName, fromEmail: c.fromEmail, replyTo: c.replyTo }
+  let listsLeft = true
   if (Object.values(resolved).includes('')) {
-    const order = targetListIds(c)
+    const order = [...new Set([...c.targets.lists, ...c.targets.segments.map((s) => s.list)])]
     const byId = new Map((await listSenders(ex, c.accountId, order)).map((l) => [l.id, l]))
+    listsLeft = byId.size > 0
     for (const field of ['fromName', 'fromEmail', 'replyTo'] as const) {
       if (resolved[field] !== '') continue
       for (const id of order) {
@@ -29,18 +42,5 @@ export async function senderIdentity(
       }
     }
   }
-  return resolved
-}
-
-/** The lists a campaign targets, itself or through its segments, in the order given, each once. */
-const targetListIds = (c: Pick<CampaignRow, 'targets'>) => [
-  ...new Set([...c.targets.lists, ...c.targets.segments.map((s) => s.list)]),
-]
-
-/** Whether any list the campaign targets still exists (a deleted one is gone from the account's lists). */
-export async function anyTargetList(
-  ex: Executor,
-  c: Pick<CampaignRow, 'accountId' | 'targets'>,
-): Promise<boolean> {
-  return (await listSenders(ex, c.accountId, targetListIds(c))).length > 0
+  return { sender: resolved, listsLeft }
 }

@@ -110,31 +110,29 @@ function parse(argv: string[]) {
 }
 
 /**
- * The options each command takes, besides --help. One given to a command that does not use it is refused rather
- * than ignored: `copy-to-postgres --plan paid` or `account create --to …` means the user expected something the
- * command will not do.
+ * The options each command takes besides --help, and how many words may follow its name (`key revoke KEY`). An
+ * option or word given to a command that does not use it is refused rather than ignored: `copy-to-postgres
+ * --plan paid` or `account create --to …` means the user expected something the command will not do.
  */
-const COMMAND_OPTIONS: Record<string, readonly string[]> = {
-  serve: [],
-  migrate: ['json'],
-  'account create': ['name', 'plan', 'json'],
-  'key create': ['account', 'json'],
-  'key revoke': ['key', 'json'],
-  'copy-to-postgres': ['to', 'json'],
+const COMMANDS: Record<string, { options: readonly string[]; words?: number }> = {
+  serve: { options: [] },
+  migrate: { options: ['json'] },
+  'account create': { options: ['name', 'plan', 'json'] },
+  'key create': { options: ['account', 'json'] },
+  'key revoke': { options: ['key', 'json'], words: 1 },
+  'copy-to-postgres': { options: ['to', 'json'] },
 }
 
 /** The command the positionals name, or a usage error naming what is wrong with them and the options. */
 function commandOf(positionals: string[], values: Record<string, unknown>): string {
   const [cmd, sub] = positionals
-  const single = COMMAND_OPTIONS[cmd!] ? cmd! : undefined
-  const command = single ?? `${cmd} ${sub ?? ''}`.trim()
-  const options = COMMAND_OPTIONS[command]
-  if (!options) throw new UsageError(`unknown command "${positionals.join(' ')}"`)
-  // `key revoke KEY` takes the key as a word too; no other command takes one.
-  const words = command.split(' ').length + (command === 'key revoke' ? 1 : 0)
+  const command = COMMANDS[cmd!] ? cmd! : `${cmd} ${sub ?? ''}`.trim()
+  const spec = COMMANDS[command]
+  if (!spec) throw new UsageError(`unknown command "${positionals.join(' ')}"`)
+  const words = command.split(' ').length + (spec.words ?? 0)
   if (positionals.length > words)
     throw new UsageError(`unexpected "${positionals.slice(words).join(' ')}" after ${command}`)
-  const unused = Object.keys(values).filter((k) => values[k] !== undefined && !options.includes(k))
+  const unused = Object.keys(values).filter((k) => values[k] !== undefined && !spec.options.includes(k))
   if (unused.length)
     throw new UsageError(`${command} does not take ${unused.map((k) => `--${k}`).join(', ')}`)
   return command

@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../config.js'
 import { createContext, MIGRATIONS_DIR, type AppContext } from '../context.js'
 import { createAccountService } from '../../modules/index.js'
 import pg from 'pg'
-import { createTestDatabase } from '../../../test/helpers/databases.js'
+import { createTestDatabase, testDbKind } from '../../../test/helpers/databases.js'
 import { openDatabase, type DbHandle } from './client.js'
 import { CopyRefusedError, copyDatabase, loadOrder } from './copy-database.js'
 
@@ -152,49 +152,52 @@ describe('copying an installation to another database (copy-to-postgres)', async
     assert.deepEqual(await contents(target.handle), before)
   })
 
-  it('a row another process writes to the target while the copy waits for its lock makes it refuse', async (t) => {
-    const { target, source } = await sourceAndTarget(t)
+  it(
+    'a row another process writes to the target while the copy waits for its lock makes it refuse',
     // Two processes on one database: PostgreSQL only (the embedded one has one connection).
-    if (!target.url) return t.skip('needs a PostgreSQL target')
-    await target.handle.migrate(MIGRATIONS_DIR)
-    const other = new pg.Client({ connectionString: target.url })
-    await other.connect()
-    // Ended here, not in an after hook: the target is dropped in one, which would cut it off first.
-    let blocked = false
-    try {
-      // A service started on the target: its insert holds the table until it commits, unseen by the copy's check.
-      await other.query('BEGIN')
-      await other.query("INSERT INTO accounts (id, name) VALUES (1000, 'Started there')")
-      const copy = copyDatabase(source, target.handle, MIGRATIONS_DIR)
-      const settled = copy.then(
-        () => true,
-        () => true,
-      )
-      // Until the copy waits for a lock on the target, or ends (which it must not: the row is not committed).
-      const waiting = async () => {
-        const { rows } = await other.query<{ n: number }>(
-          'SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())',
+    { skip: testDbKind() === 'postgres' ? false : 'PostgreSQL only: a second connection to the target' },
+    async (t) => {
+      const { target, source } = await sourceAndTarget(t)
+      await target.handle.migrate(MIGRATIONS_DIR)
+      const other = new pg.Client({ connectionString: target.url! })
+      await other.connect()
+      // Ended here, not in an after hook: the target is dropped in one, which would cut it off first.
+      let blocked = false
+      try {
+        // A service started on the target: its insert holds the table until it commits, unseen by the copy's check.
+        await other.query('BEGIN')
+        await other.query("INSERT INTO accounts (id, name) VALUES (1000, 'Started there')")
+        const copy = copyDatabase(source, target.handle, MIGRATIONS_DIR)
+        const settled = copy.then(
+          () => true,
+          () => true,
         )
-        return rows[0]!.n > 0
+        // Until the copy waits for a lock on the target, or ends (which it must not: the row is not committed).
+        const waiting = async () => {
+          const { rows } = await other.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())',
+          )
+          return rows[0]!.n > 0
+        }
+        for (let i = 0; i < 200 && !blocked; i++) {
+          const done = await Promise.race([settled, new Promise((r) => setTimeout(() => r(false), 50))])
+          if (done) break
+          blocked = await waiting()
+        }
+        await other.query('COMMIT')
+        await assert.rejects(copy, (err: Error) => {
+          assert.ok(err instanceof CopyRefusedError, err.message)
+          assert.match(err.message, /not empty: table accounts has rows/)
+          return true
+        })
+      } finally {
+        await other.end()
       }
-      for (let i = 0; i < 200 && !blocked; i++) {
-        const done = await Promise.race([settled, new Promise((r) => setTimeout(() => r(false), 50))])
-        if (done) break
-        blocked = await waiting()
-      }
-      await other.query('COMMIT')
-      await assert.rejects(copy, (err: Error) => {
-        assert.ok(err instanceof CopyRefusedError, err.message)
-        assert.match(err.message, /not empty: table accounts has rows/)
-        return true
-      })
-    } finally {
-      await other.end()
-    }
-    assert.ok(blocked, 'the copy waited for the other process')
-    const { rows } = await target.handle.executeSql('SELECT id, name FROM accounts', [])
-    assert.deepEqual(rows, [{ id: 1000, name: 'Started there' }])
-  })
+      assert.ok(blocked, 'the copy waited for the other process')
+      const { rows } = await target.handle.executeSql('SELECT id, name FROM accounts', [])
+      assert.deepEqual(rows, [{ id: 1000, name: 'Started there' }])
+    },
+  )
 
   it('a row the target refuses fails the copy, naming the table but not the rows, and leaves nothing', async (t) => {
     const { target, source } = await sourceAndTarget(t)

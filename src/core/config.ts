@@ -136,10 +136,10 @@ function nonEmpty(env: Env, name: string): string | undefined {
   return v ? v : undefined
 }
 
-/** Parses the environment once; every other module reads the returned object, never process.env. */
 /** A PostgreSQL connection URL, as DATABASE_URL and the copy command's target take. */
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url)
 
+/** Parses the environment once; every other module reads the returned object, never process.env. */
 export function loadConfig(env: Env = process.env): Config {
   // 0: any free port (the tests' servers).
   const port = int(env, 'PORT', 3000, 0, MAX_PORT)

@@ -35,7 +35,9 @@ const SOFT_WORDING = new RegExp(
     String.raw`\breputation\b`,
     String.raw`\brate[ -]?limit`,
     String.raw`\btoo many (?:messages|connections|recipients|emails|mails)\b`,
-    String.raw`\btry (?:again )?later\b`,
+    String.raw`\btry (?:again )?(?:later|tomorrow)\b`,
+    String.raw`\btemporarily (?:disabled|suspended|unavailable|blocked|deferred)\b`,
+    String.raw`\bpolicy (?:violation|reasons?)\b|\bcontent (?:restrictions?|filter|rejected)\b`,
     String.raw`\bquota\b`,
     String.raw`\bmailbox (?:is )?full\b|\bfull mailbox\b|\bmailbox has exceeded\b`,
     String.raw`\binsufficient (?:storage|space|system storage)\b`,
@@ -45,10 +47,17 @@ const SOFT_WORDING = new RegExp(
 )
 
 /**
- * X.7.x (security or policy) rejects us or this message: DMARC, authentication, content filters,
- * "RESOLVER.RST.AuthRequired" group restrictions. That is no statement that the mailbox is gone, so it is
- * soft unless the text plainly says the recipient does not exist (some hosts misuse 5.7.1 for that).
+ * Codes about something other than the mailbox, soft unless the text plainly says the recipient does not exist
+ * (some hosts misuse 5.7.1 for that, and sendmail reports an unknown user as 5.3.0):
+ * - X.7.x (security or policy) rejects us or this message: DMARC, authentication, content filters,
+ *   "RESOLVER.RST.AuthRequired" group restrictions;
+ * - X.3.x (mail system status): the receiving system is full, misconfigured or lacks a feature;
+ * - X.6.x (message content or media): this message's form, not where it went;
+ * - X.4.3 directory server failure, X.4.6 routing loop: the way there, not the mailbox.
  */
+const NOT_ABOUT_MAILBOX = { subjects: new Set(['3', '6', '7']), details: new Set(['4.3', '4.6']) }
+
+/** Words that plainly say the recipient does not exist. */
 const RECIPIENT_GONE = new RegExp(
   [
     String.raw`\buser unknown\b|\bunknown user\b`,
@@ -77,7 +86,8 @@ export function classifyFailure(status: string, text = ''): BounceClass {
   if (klass !== '5') return 'soft_bounce'
   if (SOFT_WORDING.test(text)) return 'soft_bounce'
   if (SOFT_PERMANENT_DETAILS.has(`${subject}.${detail}`)) return 'soft_bounce'
-  if (subject === '7') return RECIPIENT_GONE.test(text) ? 'hard_bounce' : 'soft_bounce'
+  if (NOT_ABOUT_MAILBOX.subjects.has(`${subject}`) || NOT_ABOUT_MAILBOX.details.has(`${subject}.${detail}`))
+    return RECIPIENT_GONE.test(text) ? 'hard_bounce' : 'soft_bounce'
   return 'hard_bounce'
 }
 

@@ -31,8 +31,11 @@ export function readInboundAddress(
   const unsub = UNSUB.exec(address.trim())
   const unsubId = unsub?.[1] ? readMessageToken(ctx, 'unsub', unsub[1]) : null
   if (unsubId) return { kind: 'unsubscribe', messageId: unsubId }
-  return REPORT_MAILBOX.test(address.trim()) ? { kind: 'report' } : null
+  return REPORT_MAILBOX.test(unquotedLocalPart(address.trim())) ? { kind: 'report' } : null
 }
+
+/** RFC 5321 4.1.2: `"postmaster"@host` is `postmaster@host`; quotes around a plain local part mean nothing. */
+const unquotedLocalPart = (address: string) => address.replace(/^"([A-Za-z0-9.+_-]*)"(?=@|$)/, '$1')
 
 /** The message a VERP address (ours, with a good signature) was minted for. */
 function verpMessageId(ctx: Pick<AppContext, 'linkSecret'>, address: string): number | null {
@@ -49,18 +52,18 @@ export type InboundOutcome = InboundReport['kind'] | 'unsubscribe' | 'no_message
 export type UnsubscribeLists = (message: TrackedMessage) => Promise<number[] | null>
 
 /**
- * True when the report is about a cc or bcc copy of the message rather than its own recipient. A transactional
- * message goes to its `to` address and that address's copies in one SMTP transaction under one VERP address,
- * so a copy's bounce or complaint comes back to the same address; counting it against the `to` recipient
- * would suppress a person whose mail arrived. A report naming any other address (forwarding rewrites
- * Final-Recipient) still counts for the message's recipient.
+ * The cc or bcc address the report is about, when it is about a copy of the message rather than its own
+ * recipient; null otherwise. A transactional message goes to its `to` address and that address's copies in
+ * one SMTP transaction under one VERP address, so a copy's bounce or complaint comes back to the same address;
+ * counting it against the `to` recipient would suppress a person whose mail arrived. A report naming any other
+ * address (forwarding rewrites Final-Recipient) still counts for the message's recipient.
  */
-async function aboutACopy(ctx: Ctx, message: TrackedMessage, recipient: string | undefined) {
+async function copyNamed(ctx: Ctx, message: TrackedMessage, recipient: string | undefined) {
   const named = recipient?.trim().toLowerCase()
-  if (!named || named === message.email.toLowerCase()) return false
+  if (!named || named === message.email.toLowerCase()) return null
   const batchId = (await findMessage(ctx.db, message.id))?.batchId
-  if (!batchId) return false
-  return (await copiesOfRecipient(ctx.db, batchId, message.email)).includes(named)
+  if (!batchId) return null
+  return (await copiesOfRecipient(ctx.db, batchId, message.email)).includes(named) ? named : null
 }
 
 /**
@@ -102,24 +105,22 @@ async function applyReport(
 ): Promise<InboundOutcome> {
   const message = await findTrackedMessage(ctx.dbHandle, messageId)
   if (!message) return 'no_message'
-  if (
-    (report.kind === 'hard_bounce' || report.kind === 'soft_bounce' || report.kind === 'complaint') &&
-    (await aboutACopy(ctx, message, report.recipient))
+  const { kind, status, diagnostic } = report
+  // The remote server's words, led by the status unless they carry it already ("550 5.1.1 ...").
+  const detail =
+    diagnostic && (!status || diagnostic.includes(status))
+      ? diagnostic
+      : [status, diagnostic].filter(Boolean).join(' ') || null
+  const what =
+    kind === 'hard_bounce' ? 'hard' : kind === 'soft_bounce' ? 'soft' : kind === 'complaint' ? kind : null
+  if (!what) return kind
+  const copy = await copyNamed(ctx, message, report.recipient)
+  await retriedTransaction(ctx.db, (tx) =>
+    copy
+      ? events.copyReported(tx, message, copy, what, detail)
+      : what === 'complaint'
+        ? events.complained(tx, message, report.feedbackType ?? null)
+        : events.bounced(tx, message, what, detail),
   )
-    return 'copy'
-  const detail = [report.status, report.diagnostic].filter(Boolean).join(' ') || null
-  switch (report.kind) {
-    case 'hard_bounce':
-    case 'soft_bounce':
-      await retriedTransaction(ctx.db, (tx) =>
-        events.bounced(tx, message, report.kind === 'hard_bounce' ? 'hard' : 'soft', detail),
-      )
-      break
-    case 'complaint':
-      await retriedTransaction(ctx.db, (tx) => events.complained(tx, message, report.feedbackType ?? null))
-      break
-    default:
-      break
-  }
-  return report.kind
+  return copy ? 'copy' : kind
 }

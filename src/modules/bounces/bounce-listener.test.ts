@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
+import readline from 'node:readline'
 import nodemailer from 'nodemailer'
 import { and, eq } from 'drizzle-orm'
 import { startTestApp } from '../../../test/helpers/app.js'
@@ -85,7 +86,10 @@ describe('bounce listener', async () => {
     assert.match(evs[0]!.msg ?? '', /5\.1\.1/)
     // The subscriber's reads show the report's words; a later soft bounce without any keeps them.
     const detail = await t.req('GET', `/lists/${listId}/subscriber/jan.novak@example.org`)
-    assert.match(detail.body.subscriber.bounce_message ?? '', /5\.1\.1/)
+    assert.match(
+      detail.body.subscriber.bounce_message ?? '',
+      /^550 5\.1\.1 <jan\.novak@example\.org>: Recipient/,
+    )
     await applySoftBounce(t.ctx.db, t.account.id, 'jan.novak@example.org', null, new Date())
     const global = await t.req('GET', '/subscribers/jan.novak@example.org')
     assert.deepEqual(
@@ -166,6 +170,20 @@ describe('bounce listener', async () => {
     }
     assert.equal(await statusIn(contact.id), 1)
     assert.deepEqual(await eventsOf(message.id), [])
+    // The copies' addresses are suppressed, so they get no more mail.
+    const copies = await t.ctx.db
+      .select({ email: contacts.email, suppressed: contacts.suppressed })
+      .from(contacts)
+      .where(eq(contacts.accountId, t.account.id))
+    assert.deepEqual(
+      copies
+        .filter((c) => /^(?:accounts|archive)@/.test(c.email))
+        .sort((a, b) => a.email.localeCompare(b.email)),
+      [
+        { email: 'accounts@example.com', suppressed: 'hard_bounce' },
+        { email: 'archive@example.com', suppressed: 'hard_bounce' },
+      ],
+    )
     // The recipient's own bounce, and one naming an address we never sent to (forwarded), still count.
     await send(verp, Buffer.from(userUnknown.replaceAll('jan.novak@example.org', 'buyer@example.com')))
     assert.equal(await statusIn(contact.id), 4)
@@ -301,6 +319,90 @@ describe('bounce listener', async () => {
         { listId: otherList, status: 1 },
       ])
     }
+  })
+
+  /** Speaks SMTP to the listener one command at a time, as an MTA without pipelining does; the reply codes. */
+  async function converse(commands: string[]): Promise<number[]> {
+    const socket = net.connect({ host: '127.0.0.1', port: listener.port })
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer')))
+    const lines = readline.createInterface({ input: socket })[Symbol.asyncIterator]()
+    const reply = async () => {
+      for (;;) {
+        const { value, done } = (await lines.next()) as IteratorResult<string>
+        if (done) throw new Error('connection closed')
+        if (/^\d{3} /.test(value)) return Number(value.slice(0, 3))
+      }
+    }
+    const codes = [await reply()]
+    for (const command of commands) {
+      socket.write(`${command}\r\n`)
+      codes.push(await reply())
+    }
+    socket.destroy()
+    return codes
+  }
+  const asData = (raw: Buffer) => `${raw.toString('utf8').replace(/\r?\n/g, '\r\n')}\r\n.`
+
+  it('applies a report to the recipients of its own transaction only, not to those of one reset before', async () => {
+    const dropped = await sentTo('reset.dropped@example.org')
+    const named = await sentTo('reset.named@example.org')
+    const codes = await converse([
+      'EHLO mta.example.org',
+      'MAIL FROM:<>',
+      `RCPT TO:<${dropped.verp}>`,
+      'RSET',
+      'MAIL FROM:<>',
+      `RCPT TO:<${named.verp}>`,
+      'DATA',
+      asData(fixture('postfix-user-unknown.eml')),
+    ])
+    assert.deepEqual(codes, [220, 250, 250, 250, 250, 250, 250, 354, 250])
+    assert.equal(await statusIn(named.contact.id), 4)
+    assert.equal(await statusIn(dropped.contact.id), 1)
+    assert.deepEqual(await eventsOf(dropped.message.id), [])
+  })
+
+  it('takes "postmaster" quoted, as RFC 5321 allows', async () => {
+    const bounced = await sentTo('quoted.postmaster@example.org')
+    const codes = await converse([
+      'EHLO mta.example.org',
+      'MAIL FROM:<>',
+      'RCPT TO:<"postmaster"@bounces.shop.example>',
+      'DATA',
+      asData(returning('postfix-user-unknown.eml', bounced.verp)),
+    ])
+    assert.deepEqual(codes, [220, 250, 250, 250, 354, 250])
+    assert.equal(await statusIn(bounced.contact.id), 4)
+  })
+
+  it('takes a report whose returned original is big, and one with a NUL in its diagnostic', async () => {
+    const big = await sentTo('big.original@example.org')
+    const dsn = fixture('postfix-user-unknown.eml').toString('utf8')
+    const end = dsn.lastIndexOf('--4YXp2T0c3Pz9vKq')
+    // 6 MB of attachment in the returned original, past the 5 MB the listener reads.
+    const padding = `${'QUJD'.repeat(19)}\n`.repeat(80_000)
+    await send(big.verp, Buffer.from(`${dsn.slice(0, end)}${padding}${dsn.slice(end)}`))
+    assert.equal(await statusIn(big.contact.id), 4)
+    const nul = await sentTo('nul.diagnostic@example.org')
+    await send(nul.verp, Buffer.from(dsn.replaceAll('rejected: User unknown', 'rejected: User\u0000unknown')))
+    assert.equal(await statusIn(nul.contact.id), 4)
+    const [c] = await t.ctx.db.select().from(contacts).where(eq(contacts.id, nul.contact.id))
+    assert.match(c!.bounceMessage ?? '', /rejected: User unknown/)
+  })
+
+  it('brings no contact back for an address erased since the mail went', async () => {
+    const erased = await sentTo('erased.since@example.org')
+    const before = await t.ctx.db.select({ id: contacts.id }).from(contacts)
+    const gone = await t.req('DELETE', '/subscribers/erased.since@example.org/delete')
+    assert.equal(gone.status, 200)
+    await send(erased.verp, fixture('postfix-user-unknown.eml'))
+    await send(erased.verp, fixture('arf-yahoo-abuse.eml'))
+    const after = await t.ctx.db.select({ id: contacts.id, email: contacts.email }).from(contacts)
+    assert.deepEqual(
+      after.filter((c) => c.email.endsWith('erased.invalid')),
+      [],
+    )
+    assert.equal(after.length, before.length - 1)
   })
 
   it('takes no more connections once closed', async () => {

@@ -1,23 +1,20 @@
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import type { AppContext } from '../../core/context.js'
-import {
-  handleInbound,
-  readInboundAddress,
-  type InboundTarget,
-  type UnsubscribeLists,
-} from './bounce-handler.js'
+import { handleInbound, readInboundAddress, type UnsubscribeLists } from './bounce-handler.js'
 
-/** Reports are small; a returned original with attachments is cut off by this limit, which is refused. */
-const MAX_MESSAGE_BYTES = 5 * 1024 * 1024
+/**
+ * What is read of a report: its status or feedback part comes first (RFC 3464 2, RFC 5965 2), and what
+ * follows, the returned original, can be as big as the mail we sent (attachments). Its rest is read and
+ * dropped, so a report about a big message is taken, not refused with a 5xx its sender would not retry.
+ */
+const KEPT_BYTES = 5 * 1024 * 1024
+/** Refused above this (552): more than any mail of ours (BODY_LIMIT_BYTES, base64) and its report. */
+const MAX_MESSAGE_BYTES = 50 * 1024 * 1024
 /** RFC 5321 4.5.3.1.8: at least 100 recipients must be taken; past that, 452 asks the sender to send again. */
 const MAX_RECIPIENTS = 100
-
-declare module 'smtp-server' {
-  interface SMTPServerSession {
-    targets?: InboundTarget[]
-  }
-}
+/** A client that went away mid-session: its own business, not an error of ours. */
+const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED'])
 
 /**
  * The BOUNCE_SMTP_PORT listener: takes DSNs and ARF reports sent to VERP return paths, postmaster or abuse,
@@ -39,24 +36,28 @@ export async function startBounceListener(
     size: MAX_MESSAGE_BYTES,
     closeTimeout: 2000,
     onRcptTo(address, session, cb) {
-      const target = readInboundAddress(ctx, address.address)
-      if (!target) return cb(Object.assign(new Error('No such recipient here'), { responseCode: 550 }))
-      const targets = (session.targets ??= [])
-      if (targets.length >= MAX_RECIPIENTS)
+      if (!readInboundAddress(ctx, address.address))
+        return cb(Object.assign(new Error('No such recipient here'), { responseCode: 550 }))
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS)
         return cb(Object.assign(new Error('Too many recipients'), { responseCode: 452 }))
-      targets.push(target)
       cb()
     },
     onData(stream, session, cb) {
       const chunks: Buffer[] = []
-      stream.on('data', (c: Buffer) => chunks.push(c))
+      let kept = 0
+      stream.on('data', (c: Buffer) => {
+        if (kept >= KEPT_BYTES) return
+        chunks.push(kept + c.length > KEPT_BYTES ? c.subarray(0, KEPT_BYTES - kept) : c)
+        kept += c.length
+      })
       stream.on('end', () => {
         if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) {
           return cb(Object.assign(new Error('Message too large'), { responseCode: 552 }))
         }
         const raw = Buffer.concat(chunks)
-        const targets = session.targets ?? []
-        session.targets = []
+        // The recipients of this transaction only: smtp-server empties the envelope at RSET and at each MAIL
+        // FROM, so those of one refused or abandoned before it (another account's, maybe) are not in it.
+        const targets = session.envelope.rcptTo.flatMap((a) => readInboundAddress(ctx, a.address) ?? [])
         handleInbound(ctx, targets, raw, unsubscribeLists).then(
           () => cb(),
           (err: unknown) => {
@@ -67,7 +68,10 @@ export async function startBounceListener(
       })
     },
   })
-  server.on('error', (err) => ctx.log.error({ err }, 'bounce listener error'))
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code && CLIENT_GONE.has(err.code)) ctx.log.debug({ err }, 'bounce listener: client went away')
+    else ctx.log.error({ err }, 'bounce listener error')
+  })
   await new Promise<void>((resolve, reject) => {
     server.server.once('error', reject)
     server.listen(port, host, () => resolve())

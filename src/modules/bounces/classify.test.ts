@@ -137,12 +137,19 @@ describe('DSN classification rules', () => {
       ['5.0.0', '552 Requested mail action aborted: exceeded storage allocation; over quota'],
       ['5.0.0', 'retry timeout exceeded'],
       ['5.1.1', '550 5.1.1 Message rejected as spam by Content Filtering'],
+      ['5.3.0', '550 5.3.0 Other or undefined mail system status'],
+      ['5.3.5', '554 5.3.5 System incorrectly configured'],
+      ['5.4.6', '554 5.4.6 Routing loop detected'],
+      ['5.6.0', '554 5.6.0 Message contains invalid header'],
+      ['5.0.0', '550 Message rejected: policy violation'],
+      ['5.0.0', '554 Rejected due to content restrictions'],
+      ['5.2.1', '550 5.2.1 Mailbox temporarily disabled, try again tomorrow'],
     ]) {
       assert.equal(await kindOf(dsn([failed(status ?? '', text ?? '')])), 'soft_bounce', text)
     }
   })
 
-  it('5.7.x policy rejections are soft unless they say the recipient does not exist', async () => {
+  it('policy, system and content codes are soft unless they say the recipient does not exist', async () => {
     const soft = [
       '550 5.7.1 Delivery not authorized, message refused',
       '550 5.7.26 Unauthenticated email from shop.example.com is not accepted due to DMARC policy',
@@ -152,6 +159,9 @@ describe('DSN classification rules', () => {
     for (const text of soft) assert.equal(await kindOf(dsn([failed('5.7.1', text)])), 'soft_bounce', text)
     const gone = '550 5.7.1 <jan@example.org>: Recipient address rejected: User unknown'
     assert.equal(await kindOf(dsn([failed('5.7.1', gone)])), 'hard_bounce')
+    // sendmail's unknown user.
+    const sendmail = '550 5.3.0 <jan@example.org>... User unknown'
+    assert.equal(await kindOf(dsn([failed('5.3.0', sendmail)])), 'hard_bounce')
   })
 
   it('the unknown-user wording of Domino ("not listed") stays hard', async () => {
@@ -200,6 +210,17 @@ describe('DSN classification rules', () => {
     const report = await classifyInbound(dsn([failed('5.1.1', '550 5.1.1 User unknown')]))
     assert.equal(report.originalEnvelopeFrom, 'bounces+from.received@bounce.tidings.test')
     assert.equal(report.originalMessageId, '<orig@tidings.test>')
+  })
+
+  it('reads a diagnostic in its declared charset, without control characters', async () => {
+    // "Uživatel neexistuje" in ISO-8859-2 (ž is 0xBE there), with a NUL, which PostgreSQL stores in no text.
+    const text = dsn([failed('5.1.1', '550 5.1.1 U\u00beivatel neexistuje\u0000 (bad)')]).replace(
+      'Content-Type: message/delivery-status',
+      'Content-Type: message/delivery-status; charset=iso-8859-2',
+    )
+    const report = await classifyInbound(Buffer.from(text, 'latin1'))
+    assert.equal(report.kind, 'hard_bounce')
+    assert.equal(report.diagnostic, '550 5.1.1 U\u017eivatel neexistuje (bad)')
   })
 
   it('bounds the diagnostic to one line of at most 500 characters', async () => {

@@ -140,7 +140,25 @@ function topHeaders(parsed: ParsedMail): Fields {
 
 function partText(attachments: readonly Attachment[], wanted: (type: string) => boolean): string | undefined {
   const part = attachments.find((a) => wanted(a.contentType.toLowerCase()))
-  return part?.content.toString('utf8')
+  return part ? decodeText(part) : undefined
+}
+
+/**
+ * A part's text in its declared charset: report parts should be ASCII (RFC 3464 2.1.1), but some servers put a
+ * diagnostic in their own language and charset ("U\u017eivatel neexistuje" in ISO-8859-2). UTF-8 when none is
+ * declared or the label is unknown.
+ */
+function decodeText(part: Attachment): string {
+  const type = part.headers.get('content-type') as { params?: Record<string, string> } | undefined
+  const charset = type?.params?.charset
+  if (charset && !/^(?:utf-?8|us-ascii)$/i.test(charset)) {
+    try {
+      return new TextDecoder(charset).decode(part.content)
+    } catch {
+      // An unknown label: read as UTF-8 below.
+    }
+  }
+  return part.content.toString('utf8')
 }
 
 function originalHeaders(attachments: readonly Attachment[]): Fields | undefined {

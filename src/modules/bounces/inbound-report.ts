@@ -37,12 +37,21 @@ export function cleanDiagnostic(value: string | undefined): string | undefined {
   return text.length > DIAGNOSTIC_MAX ? `${text.slice(0, DIAGNOSTIC_MAX - 1).trimEnd()}…` : text
 }
 
-/** Drops absent fields so a report compares and serialises as exactly what was found. */
+/**
+ * Control characters, NUL above all: PostgreSQL takes no NUL in text or jsonb, so one in a remote server's
+ * diagnostic failed every write of the report, and its sender retried it for days.
+ */
+const CONTROLS = /\s*[\u0000-\u001f\u007f]+\s*/g
+
+/**
+ * Drops absent fields so a report compares and serialises as exactly what was found, and control characters
+ * from the rest (each field is one line of text).
+ */
 export function compactReport(report: InboundReport): InboundReport {
   const out: InboundReport = { kind: report.kind }
   for (const key of Object.keys(report) as (keyof InboundReport)[]) {
-    const value = report[key]
-    if (value !== undefined && value !== '') Object.assign(out, { [key]: value })
+    const value = report[key]?.replace(CONTROLS, ' ').trim()
+    if (value) Object.assign(out, { [key]: value })
   }
   return out
 }

@@ -175,6 +175,25 @@ export function createEventRecorder(ctx: Ctx) {
       }
     },
 
+    /**
+     * A bounce or complaint about a cc or bcc copy of a transactional message: the copy's address is
+     * suppressed (hard bounce, complaint) or counted (soft) as a recipient's would be, so it gets no more mail.
+     * The message, its recipient and its counters stay as they are (the `to` address got its mail), and no
+     * event is written: the email log and the webhook speak of the message's recipient.
+     */
+    async copyReported(
+      ex: Executor,
+      m: MessageRef,
+      address: string,
+      kind: 'hard' | 'soft' | 'complaint',
+      diagnostic: string | null,
+    ): Promise<void> {
+      const at = now()
+      if (kind === 'hard') await applyHardBounce(ex, m.accountId, address, diagnostic, at)
+      else if (kind === 'soft') await applySoftBounce(ex, m.accountId, address, diagnostic, at)
+      else await applyComplaint(ex, m.accountId, address, at)
+    },
+
     async complained(ex: Executor, m: MessageRef, feedbackType: string | null): Promise<void> {
       const at = now()
       const hit = await reachMilestone(ex, m.id, 'complained_at', at)

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { DbHandle, Executor } from '../../core/db/client.js'
 import { queryRows, queryRowsOn } from '../../core/db/sql.js'
-import { erasedAddressHash } from './erased-suppressions.js'
+import { erasedAddressHash, isErasedStandIn } from './erased-suppressions.js'
 import { erasedAmong } from './erased-suppressions.repo.js'
 
 /**
@@ -11,7 +11,18 @@ import { erasedAmong } from './erased-suppressions.repo.js'
  * suppression has a row to live on.
  */
 
-async function ensureContact(ex: Executor, accountId: number, email: string, now: Date): Promise<number> {
+/**
+ * The contact of the address, made when there is none; null for an erased address's stand-in, which mail sent
+ * before the erasure still names: a report about such mail must not bring a contact of it back (the erasure
+ * remembered the address's suppression, erased-suppressions.repo.ts).
+ */
+async function ensureContact(
+  ex: Executor,
+  accountId: number,
+  email: string,
+  now: Date,
+): Promise<number | null> {
+  if (isErasedStandIn(email)) return null
   const [row] = await queryRows<{ id: number }>(
     ex,
     sql`INSERT INTO contacts (account_id, email, inserted_at, updated_at)
@@ -34,6 +45,7 @@ export async function applyHardBounce(
   now: Date,
 ) {
   const id = await ensureContact(ex, accountId, email, now)
+  if (id === null) return null
   await ex.execute(sql`UPDATE contacts SET suppressed = 'hard_bounce', bounced_hard = bounced_hard + 1,
                          ${lastWords(message)}, updated_at = ${now.toISOString()}::timestamptz
                        WHERE id = ${id}`)
@@ -45,6 +57,7 @@ export async function applyHardBounce(
 /** Side effects: suppresses the contact as a complainer and moves its live memberships to 5. */
 export async function applyComplaint(ex: Executor, accountId: number, email: string, now: Date) {
   const id = await ensureContact(ex, accountId, email, now)
+  if (id === null) return null
   await ex.execute(sql`UPDATE contacts SET suppressed = 'complaint', updated_at = ${now.toISOString()}::timestamptz
                        WHERE id = ${id}`)
   await ex.execute(sql`UPDATE memberships SET status = 5, updated_at = ${now.toISOString()}::timestamptz

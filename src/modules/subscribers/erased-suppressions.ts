@@ -10,3 +10,9 @@ import { hmacSha256 } from '../../core/ids.js'
 export function erasedAddressHash(secret: string, accountId: number, email: string): string {
   return hmacSha256(secret, `${accountId}:${email}`).toString('hex')
 }
+
+/** The domain of the stand-in that replaces an erased address in the rows that keep it (subscriber-delete). */
+export const ERASED_DOMAIN = 'erased.invalid'
+
+/** True for an erased address's stand-in: a row that still names it belongs to nobody any more. */
+export const isErasedStandIn = (email: string) => email.endsWith(`@${ERASED_DOMAIN}`)

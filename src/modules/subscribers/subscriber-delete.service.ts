@@ -6,7 +6,7 @@ import { notFound } from '../../core/http/errors.js'
 import { pseudonymiseAddress } from '../events/index.js'
 import { pseudonymiseSignals } from '../signals/index.js'
 import { pseudonymisePurchases } from '../transactions/index.js'
-import { erasedAddressHash } from './erased-suppressions.js'
+import { ERASED_DOMAIN, erasedAddressHash } from './erased-suppressions.js'
 import { rememberErased } from './erased-suppressions.repo.js'
 import { deleteContact } from './subscriber-delete.repo.js'
 import { retriedTransaction } from '../../core/db/retry.js'
@@ -17,7 +17,7 @@ import { retriedTransaction } from '../../core/db/retry.js'
  */
 function pseudonym(secret: string, accountId: number, email: string): string {
   const h = createHmac('sha256', secret).update(`erase:${accountId}:${email}`).digest('hex').slice(0, 24)
-  return `erased-${h}@erased.invalid`
+  return `erased-${h}@${ERASED_DOMAIN}`
 }
 
 /**

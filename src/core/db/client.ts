@@ -166,6 +166,11 @@ function openPostgres(url: string, max: number, named: boolean): DbHandle {
   }
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined)
+  // Nor one checked out: the pool takes its own listener off a client while it is lent (a transaction between
+  // two statements), so a server that ends the session then (a restart, a failover, pg_terminate_backend) made
+  // pg's Client emit an 'error' no one heard, and the worker died. The transaction's next statement fails
+  // instead, and the pool drops the client when it comes back (no longer queryable).
+  pool.on('connect', (client) => client.on('error', () => undefined))
   const sessionLocks = new Set<SessionLock>()
   let closing = false
   const plainQuery = retryConflictsOutsideTransactions(pool)

@@ -21,6 +21,32 @@ export function isTransientConflict(err: unknown): boolean {
 }
 
 /**
+ * The database could not be reached or ended the session: a connection exception (class 08), a shutdown or
+ * pg_terminate_backend (57P01–57P03), too many connections (53300), a socket error, or the driver's own word
+ * for a connection it lost. Whether the work committed is unknown, but the same work may succeed later, so a
+ * loop that meets it waits and tries again rather than giving up on what it was doing.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const code = pgCode(err)
+  if (code !== undefined) return UNAVAILABLE_CODES.test(code) || SOCKET_ERRORS.has(code)
+  for (let e: unknown = err, i = 0; i < 3 && e instanceof Error; i++, e = e.cause)
+    if (LOST_CONNECTION.test(e.message)) return true
+  return false
+}
+
+const UNAVAILABLE_CODES = /^(?:08[0-9A-Z]{3}|57P0[123]|53300)$/
+const SOCKET_ERRORS = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTCONN',
+])
+/** node-postgres's words, on errors without a code, for a connection it lost or could not get. */
+const LOST_CONNECTION = /Connection terminated|not queryable|timeout exceeded when trying to connect/i
+
+/**
  * The server refused the statement itself for what it carried (bad data, a constraint, a limit): nothing of it
  * was written, and the same statement without the offending rows may succeed. Not a lost connection, a
  * shutdown or a timeout, after which whether a commit happened is unknown.

@@ -24,9 +24,21 @@ describe('campaign error field: null unless errored, internal failures, rows fro
       close: async () => undefined,
     },
   })
+  // What node-postgres throws when PostgreSQL restarts or fails over under a batch.
+  const cut = startCampaignSender(t.ctx, {
+    loop: false,
+    signer: {
+      sign: () =>
+        Promise.reject(
+          Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+        ),
+      close: async () => undefined,
+    },
+  })
   const sender = startCampaignSender(t.ctx, { loop: false })
   t.ctx.onClose(async () => {
     await failing.stop()
+    await cut.stop()
     await sender.stop()
   })
 
@@ -70,6 +82,21 @@ describe('campaign error field: null unless errored, internal failures, rows fro
     assert.equal((await campaignRow(t, id))?.status, 3)
     const mails = await outboxMails(path.join(t.dataDir, 'outbox'))
     assert.deepEqual(mails.flatMap((m) => toAddresses(m.parsed.to)).sort(), ['a@example.cz', 'b@example.cz'])
+  })
+
+  it('keeps a campaign sending when the database was unavailable under a batch: it goes on later', async () => {
+    const id = await createCampaign(t, t.account, [list])
+    assert.equal((await t.req('POST', `/campaigns/${id}/send`)).status, 200)
+    await cut.runOnce()
+    assert.equal((await campaignRow(t, id))?.status, 2)
+    assert.equal(await shownError(t, t.account, id), null)
+    clock.advance(t.ctx.config.sendLeaseSeconds * 1000 + 1000)
+    for (let i = 0; i < 3 && (await campaignRow(t, id))?.status !== 3; i++) await sender.runOnce()
+    assert.equal((await campaignRow(t, id))?.status, 3)
+    assert.deepEqual(
+      (await ledger(t, id)).map((r) => r.status),
+      [1, 1],
+    )
   })
 
   it('shows a row errored before codes were stored as internal, with its old reason', async () => {

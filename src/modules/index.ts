@@ -5,7 +5,7 @@ import { createBouncesModule } from './bounces/bounces.module.js'
 import { campaignOrigin, campaignSources } from './campaigns/index.js'
 import { campaignsModule } from './campaigns/campaigns.module.js'
 import { confirmationModule } from './confirmation/confirmation.module.js'
-import { bodySources } from './delivery/index.js'
+import { bodySources, pseudonymiseCopies } from './delivery/index.js'
 import { createDeliveryModule } from './delivery/delivery.module.js'
 import { sendOutcomes } from './outcomes/index.js'
 import { storedSources, type MessageSources } from './tracking/index.js'
@@ -49,8 +49,12 @@ export const modules: ModuleDef[] = [
   systemModule,
   accountsModule,
   createListsModule((ctx) => createSegmentService(ctx).all),
-  // A GDPR erasure also pseudonymises the address in the automation runs and log (and stops the runs).
-  createSubscribersModule([eraseAutomationRuns]),
+  // A GDPR erasure also pseudonymises the address in the automation runs and log (and stops the runs), and in
+  // the cc and bcc copies of bodies.
+  createSubscribersModule([
+    eraseAutomationRuns,
+    (tx, e) => pseudonymiseCopies(tx, e.accountId, e.email, e.pseudonym),
+  ]),
   confirmationModule,
   searchModule,
   templatesModule,

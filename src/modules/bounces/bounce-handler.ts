@@ -4,6 +4,7 @@ import { createEventRecorder } from '../outcomes/index.js'
 import { findMessage, findTrackedMessage, type TrackedMessage } from '../messages/index.js'
 import { readMessageToken } from '../../core/mail/tracking-links.js'
 import { copiesOfRecipient } from '../transactional/index.js'
+import { erasedStandIn } from '../subscribers/index.js'
 import { classifyInbound, type InboundReport } from './classify.js'
 import { retriedTransaction } from '../../core/db/retry.js'
 
@@ -63,7 +64,11 @@ async function copyNamed(ctx: Ctx, message: TrackedMessage, recipient: string | 
   if (!named || named === message.email.toLowerCase()) return null
   const batchId = (await findMessage(ctx.db, message.id))?.batchId
   if (!batchId) return null
-  return (await copiesOfRecipient(ctx.db, batchId, message.email)).includes(named) ? named : null
+  const copies = await copiesOfRecipient(ctx.db, batchId, message.email)
+  if (copies.includes(named)) return named
+  // A copy erased since: its stand-in is in the copies now, and suppressing a stand-in makes no contact.
+  const stand = erasedStandIn(ctx.linkSecret, message.accountId, named)
+  return copies.includes(stand) ? stand : null
 }
 
 /**

@@ -405,6 +405,46 @@ describe('bounce listener', async () => {
     assert.equal(after.length, before.length - 1)
   })
 
+  it('changes nobody for a copy erased since, and the erasure took the address out of the copies', async () => {
+    const { contact, message, verp } = await sentTo('buyer.of.erased@example.com')
+    const copy = await rows.contact(t.account.id, { email: 'erased.copy@example.com' })
+    await rows.join(copy, listId)
+    const [batch] = await t.ctx.db
+      .insert(messageBatches)
+      .values({
+        accountId: t.account.id,
+        fromName: 'Shop',
+        fromEmail: 'orders@shop.example',
+        subject: 'Receipt',
+        text: 'x',
+        copies: {
+          'buyer.of.erased@example.com': {
+            cc: ['erased.copy@example.com', 'kept.copy@example.com'],
+            bcc: [],
+            names: { 'erased.copy@example.com': 'Erased Copy' },
+          },
+        },
+      })
+      .returning()
+    await t.ctx.db.update(messages).set({ batchId: batch!.id }).where(eq(messages.id, message.id))
+    assert.equal((await t.req('DELETE', '/subscribers/erased.copy@example.com/delete')).status, 200)
+    const [kept] = await t.ctx.db.select().from(messageBatches).where(eq(messageBatches.id, batch!.id))
+    assert.doesNotMatch(JSON.stringify(kept!.copies), /erased\.copy|Erased Copy/)
+    assert.deepEqual(kept!.copies['buyer.of.erased@example.com']?.cc[1], 'kept.copy@example.com')
+    const userUnknown = fixture('postfix-user-unknown.eml').toString('utf8')
+    await send(verp, Buffer.from(userUnknown.replaceAll('jan.novak@example.org', 'erased.copy@example.com')))
+    assert.equal(await statusIn(contact.id), 1)
+    assert.deepEqual(await eventsOf(message.id), [])
+    const back = await t.ctx.db
+      .select({ email: contacts.email })
+      .from(contacts)
+      .where(eq(contacts.accountId, t.account.id))
+    assert.deepEqual(
+      back.filter((c) => /erased/.test(c.email)).map((c) => c.email),
+      ['buyer.of.erased@example.com'],
+    )
+  })
+
   it('takes no more connections once closed', async () => {
     await stop()
     const refused = await new Promise<string>((resolve) => {

@@ -1,7 +1,7 @@
 import { eq, inArray, sql } from 'drizzle-orm'
 import type { DbHandle, Executor } from '../../core/db/client.js'
 import type { MergeValue } from '../../core/mail/merge-tags.js'
-import { queryOne, queryRowsOn } from '../../core/db/sql.js'
+import { queryOne, queryRows, queryRowsOn } from '../../core/db/sql.js'
 import { messageBatches, type BatchAttachment, type BatchCopies, type BodyKind } from './bodies.table.js'
 
 export type BodyRow = typeof messageBatches.$inferSelect
@@ -111,6 +111,32 @@ export async function copiesOfRecipient(ex: Executor, batchId: number, email: st
     .where(eq(messageBatches.id, batchId))
   const copies = row?.copies[email.toLowerCase()]
   return copies ? [...copies.cc, ...copies.bcc] : []
+}
+
+/**
+ * A GDPR erasure's part of the bodies: `email` as a `to` address, a cc or bcc copy of the account's bodies becomes
+ * `pseudonym`, and a copy's display name goes. Only rows whose copies hold the address as a JSON string are read
+ * (addresses are stored normalised, as `email` is).
+ */
+export async function pseudonymiseCopies(ex: Executor, accountId: number, email: string, pseudonym: string) {
+  const rows = await queryRows<{ id: number; copies: Record<string, BatchCopies> }>(
+    ex,
+    sql`SELECT id, copies FROM message_batches
+        WHERE account_id = ${accountId} AND copies <> '{}'::jsonb AND strpos(copies::text, ${JSON.stringify(email)}) > 0`,
+  )
+  const swap = (address: string) => (address === email ? pseudonym : address)
+  for (const row of rows) {
+    const copies: Record<string, BatchCopies> = {}
+    for (const [to, c] of Object.entries(row.copies)) {
+      const names = Object.entries(c.names ?? {}).filter(([address]) => address !== email)
+      copies[swap(to)] = {
+        cc: c.cc.map(swap),
+        bcc: c.bcc.map(swap),
+        ...(names.length > 0 ? { names: Object.fromEntries(names) } : {}),
+      }
+    }
+    await ex.update(messageBatches).set({ copies }).where(eq(messageBatches.id, row.id))
+  }
 }
 
 /** What the web version and the click page need to render a body message again. */

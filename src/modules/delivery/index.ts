@@ -1,5 +1,5 @@
 export { messageBatches, type BatchAttachment, type BatchCopies, type BodyKind } from './bodies.table.js'
-export { copiesOfRecipient } from './bodies.repo.js'
+export { copiesOfRecipient, pseudonymiseCopies } from './bodies.repo.js'
 export { BODY_DOMAIN_TYPES, CAMPAIGN_DOMAIN_TYPES } from './body-content.js'
 export { bodySources } from './body-sources.js'
 export {

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto'
 import { hmacSha256 } from '../../core/ids.js'
 
 /**
@@ -11,8 +12,16 @@ export function erasedAddressHash(secret: string, accountId: number, email: stri
   return hmacSha256(secret, `${accountId}:${email}`).toString('hex')
 }
 
-/** The domain of the stand-in that replaces an erased address in the rows that keep it (subscriber-delete). */
-export const ERASED_DOMAIN = 'erased.invalid'
+const ERASED_DOMAIN = 'erased.invalid'
+
+/**
+ * A stable stand-in for an erased address, in every row that kept it: keyed with the installation secret so it
+ * cannot be reversed by hashing known addresses, and the same for every row, so logs still count one person.
+ */
+export function erasedStandIn(secret: string, accountId: number, email: string): string {
+  const h = createHmac('sha256', secret).update(`erase:${accountId}:${email}`).digest('hex').slice(0, 24)
+  return `erased-${h}@${ERASED_DOMAIN}`
+}
 
 /** True for an erased address's stand-in: a row that still names it belongs to nobody any more. */
 export const isErasedStandIn = (email: string) => email.endsWith(`@${ERASED_DOMAIN}`)

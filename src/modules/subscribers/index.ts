@@ -10,4 +10,5 @@ export {
   unsubscribeEverywhere,
 } from './deliverability.repo.js'
 export type { ErasureStep } from './subscriber-delete.service.js'
+export { erasedStandIn } from './erased-suppressions.js'
 export { parseEditFields } from './subscriber-fields.validation.js'

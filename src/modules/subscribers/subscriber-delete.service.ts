@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto'
 import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
 import { normalizeEmail } from '../../core/http/email.js'
@@ -6,19 +5,10 @@ import { notFound } from '../../core/http/errors.js'
 import { pseudonymiseAddress } from '../events/index.js'
 import { pseudonymiseSignals } from '../signals/index.js'
 import { pseudonymisePurchases } from '../transactions/index.js'
-import { ERASED_DOMAIN, erasedAddressHash } from './erased-suppressions.js'
+import { erasedAddressHash, erasedStandIn } from './erased-suppressions.js'
 import { rememberErased } from './erased-suppressions.repo.js'
 import { deleteContact } from './subscriber-delete.repo.js'
 import { retriedTransaction } from '../../core/db/retry.js'
-
-/**
- * A stable stand-in for an erased address: keyed with the installation secret so it cannot be reversed by
- * hashing known addresses, and the same for every row, so logs still count one person.
- */
-function pseudonym(secret: string, accountId: number, email: string): string {
-  const h = createHmac('sha256', secret).update(`erase:${accountId}:${email}`).digest('hex').slice(0, 24)
-  return `erased-${h}@${ERASED_DOMAIN}`
-}
 
 /**
  * What a module above this one does to its own rows of an erased address, in the erasure's transaction (the
@@ -51,7 +41,7 @@ export function createSubscriberDeleteService(
           const hash = erasedAddressHash(ctx.erasureSecret, accountId, email)
           await rememberErased(tx, accountId, hash, contact.suppressed, ctx.clock.now())
         }
-        const stand = pseudonym(ctx.linkSecret, accountId, email)
+        const stand = erasedStandIn(ctx.linkSecret, accountId, email)
         await pseudonymiseAddress(tx, accountId, email, stand)
         await pseudonymisePurchases(tx, accountId, email, stand)
         await pseudonymiseSignals(tx, accountId, email, stand)

@@ -36,8 +36,6 @@ const SOFT_WORDING = new RegExp(
     String.raw`\brate[ -]?limit`,
     String.raw`\btoo many (?:messages|connections|recipients|emails|mails)\b`,
     String.raw`\btry (?:again )?(?:later|tomorrow)\b`,
-    String.raw`\btemporarily (?:disabled|suspended|unavailable|blocked|deferred)\b`,
-    String.raw`\bpolicy (?:violation|reasons?)\b|\bcontent (?:restrictions?|filter|rejected)\b`,
     String.raw`\bquota\b`,
     String.raw`\bmailbox (?:is )?full\b|\bfull mailbox\b|\bmailbox has exceeded\b`,
     String.raw`\binsufficient (?:storage|space|system storage)\b`,
@@ -56,6 +54,19 @@ const SOFT_WORDING = new RegExp(
  * - X.4.3 directory server failure, X.4.6 routing loop: the way there, not the mailbox.
  */
 const NOT_ABOUT_MAILBOX = { subjects: new Set(['3', '6', '7']), details: new Set(['4.3', '4.6']) }
+
+/**
+ * Wording of a policy, a content rule or a mailbox shut for a while: no statement that the mailbox is gone, so
+ * soft whatever the code, unless the same text says the recipient does not exist ("User unknown (policy
+ * violation)").
+ */
+const NOT_ABOUT_MAILBOX_WORDING = new RegExp(
+  [
+    String.raw`\btemporarily (?:disabled|suspended|unavailable|blocked|deferred)\b`,
+    String.raw`\bpolicy (?:violation|reasons?)\b|\bcontent (?:restrictions?|filter|rejected)\b`,
+  ].join('|'),
+  'i',
+)
 
 /** Words that plainly say the recipient does not exist. */
 const RECIPIENT_GONE = new RegExp(
@@ -86,7 +97,11 @@ export function classifyFailure(status: string, text = ''): BounceClass {
   if (klass !== '5') return 'soft_bounce'
   if (SOFT_WORDING.test(text)) return 'soft_bounce'
   if (SOFT_PERMANENT_DETAILS.has(`${subject}.${detail}`)) return 'soft_bounce'
-  if (NOT_ABOUT_MAILBOX.subjects.has(`${subject}`) || NOT_ABOUT_MAILBOX.details.has(`${subject}.${detail}`))
+  if (
+    NOT_ABOUT_MAILBOX.subjects.has(`${subject}`) ||
+    NOT_ABOUT_MAILBOX.details.has(`${subject}.${detail}`) ||
+    NOT_ABOUT_MAILBOX_WORDING.test(text)
+  )
     return RECIPIENT_GONE.test(text) ? 'hard_bounce' : 'soft_bounce'
   return 'hard_bounce'
 }

@@ -162,6 +162,11 @@ describe('DSN classification rules', () => {
     // sendmail's unknown user.
     const sendmail = '550 5.3.0 <jan@example.org>... User unknown'
     assert.equal(await kindOf(dsn([failed('5.3.0', sendmail)])), 'hard_bounce')
+    for (const [status, text] of [
+      ['5.0.0', '550 5.0.0 User unknown (policy violation)'],
+      ['5.1.1', '550 5.1.1 Recipient address rejected: User unknown; content filter'],
+    ])
+      assert.equal(await kindOf(dsn([failed(status ?? '', text ?? '')])), 'hard_bounce', text)
   })
 
   it('the unknown-user wording of Domino ("not listed") stays hard', async () => {

@@ -44,11 +44,11 @@ export async function startBounceListener(
     },
     onData(stream, session, cb) {
       const chunks: Buffer[] = []
-      let kept = 0
+      let received = 0
       stream.on('data', (c: Buffer) => {
-        if (kept >= KEPT_BYTES) return
-        chunks.push(kept + c.length > KEPT_BYTES ? c.subarray(0, KEPT_BYTES - kept) : c)
-        kept += c.length
+        if (received < KEPT_BYTES)
+          chunks.push(received + c.length > KEPT_BYTES ? c.subarray(0, KEPT_BYTES - received) : c)
+        received += c.length
       })
       stream.on('end', () => {
         if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) {
@@ -59,7 +59,15 @@ export async function startBounceListener(
         // FROM, so those of one refused or abandoned before it (another account's, maybe) are not in it.
         const targets = session.envelope.rcptTo.flatMap((a) => readInboundAddress(ctx, a.address) ?? [])
         handleInbound(ctx, targets, raw, unsubscribeLists).then(
-          () => cb(),
+          (outcomes) => {
+            // A status part past the cut is lost with the rest: at least the log can tell.
+            if (received > KEPT_BYTES)
+              ctx.log.info(
+                { bytes: received, outcomes },
+                'bounce listener: a report read in part (first 5 MB)',
+              )
+            cb()
+          },
           (err: unknown) => {
             ctx.log.error({ err }, 'bounce handling failed')
             cb(Object.assign(new Error('Try again later'), { responseCode: 451 }))

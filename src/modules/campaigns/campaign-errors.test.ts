@@ -24,21 +24,24 @@ describe('campaign error field: null unless errored, internal failures, rows fro
       close: async () => undefined,
     },
   })
-  // What node-postgres throws when PostgreSQL restarts or fails over under a batch.
+  // What node-postgres throws when PostgreSQL restarts or fails over under a batch, or under a freeze.
+  const shutDown = () =>
+    Promise.reject(
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+    )
   const cut = startCampaignSender(t.ctx, {
     loop: false,
-    signer: {
-      sign: () =>
-        Promise.reject(
-          Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
-        ),
-      close: async () => undefined,
-    },
+    signer: { sign: shutDown, close: async () => undefined },
+  })
+  const cutWhilePreparing = startCampaignSender(t.ctx, {
+    loop: false,
+    signer: { sign: shutDown, links: shutDown, close: async () => undefined },
   })
   const sender = startCampaignSender(t.ctx, { loop: false })
   t.ctx.onClose(async () => {
     await failing.stop()
     await cut.stop()
+    await cutWhilePreparing.stop()
     await sender.stop()
   })
 
@@ -84,9 +87,12 @@ describe('campaign error field: null unless errored, internal failures, rows fro
     assert.deepEqual(mails.flatMap((m) => toAddresses(m.parsed.to)).sort(), ['a@example.cz', 'b@example.cz'])
   })
 
-  it('keeps a campaign sending when the database was unavailable under a batch: it goes on later', async () => {
+  it('keeps a campaign sending when the database was unavailable under its freeze or a batch: it goes on', async () => {
     const id = await createCampaign(t, t.account, [list])
     assert.equal((await t.req('POST', `/campaigns/${id}/send`)).status, 200)
+    await cutWhilePreparing.runOnce()
+    assert.equal(await shownError(t, t.account, id), null)
+    assert.deepEqual(await ledger(t, id), [], 'not frozen yet')
     await cut.runOnce()
     assert.equal((await campaignRow(t, id))?.status, 2)
     assert.equal(await shownError(t, t.account, id), null)

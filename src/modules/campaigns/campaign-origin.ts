@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable, isTransientConflict } from '../../core/db/errors.js'
 import { resolveSenderDomain } from '../domains/index.js'
 import type { CampaignOrigin } from '../delivery/index.js'
 import { campaignContent } from './campaign-content.js'
@@ -38,6 +39,14 @@ export const campaignOrigin: CampaignOrigin = {
       try {
         await prepareCampaign(ctx, id, help?.links)
       } catch (err) {
+        // The freeze is one transaction: after a database that was unavailable, the next round freezes again.
+        if (isDatabaseUnavailable(err) || isTransientConflict(err)) {
+          ctx.log.warn(
+            { err, campaignId: id },
+            'campaign not prepared: the database was unavailable; trying again',
+          )
+          continue
+        }
         await campaignOrigin.failed(ctx, id)
         ctx.log.error({ err, campaignId: id }, 'campaign stopped on an unexpected error')
       }

@@ -639,7 +639,9 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       return await sendBodyBatch(lane)
     } catch (err) {
       // The claimed rows are tried again once their lease runs out.
-      ctx.log.error({ err }, 'sending mail with a body row failed')
+      if (isDatabaseUnavailable(err))
+        ctx.log.warn({ err }, 'sending mail with a body row failed: the database was unavailable')
+      else ctx.log.error({ err }, 'sending mail with a body row failed')
       return 0
     } finally {
       endBatch(lane)

@@ -60,6 +60,23 @@ describe('bounce listener', async () => {
     return { contact, message: m!, verp: verpAddress(t.ctx.linkSecret, `m${m!.id}`, bounceDomain) }
   }
 
+  /** Gives the message a transactional body with these cc and bcc copies; the body's id. */
+  async function withCopies(messageId: number, copies: (typeof messageBatches.$inferInsert)['copies']) {
+    const [batch] = await t.ctx.db
+      .insert(messageBatches)
+      .values({
+        accountId: t.account.id,
+        fromName: 'Shop',
+        fromEmail: 'orders@shop.example',
+        subject: 'Receipt',
+        text: 'x',
+        copies,
+      })
+      .returning()
+    await t.ctx.db.update(messages).set({ batchId: batch!.id }).where(eq(messages.id, messageId))
+    return batch!.id
+  }
+
   const send = (to: string, raw: Buffer) => smtp.sendMail({ envelope: { from: '', to: [to] }, raw })
   const eventsOf = (messageId: number) =>
     t.ctx.db.select().from(events).where(eq(events.messageId, messageId))
@@ -152,18 +169,9 @@ describe('bounce listener', async () => {
 
   it("a bounce of a cc or bcc copy leaves the message's own recipient alone", async () => {
     const { contact, message, verp } = await sentTo('buyer@example.com')
-    const [batch] = await t.ctx.db
-      .insert(messageBatches)
-      .values({
-        accountId: t.account.id,
-        fromName: 'Shop',
-        fromEmail: 'orders@shop.example',
-        subject: 'Receipt',
-        text: 'x',
-        copies: { 'buyer@example.com': { cc: ['accounts@example.com'], bcc: ['archive@example.com'] } },
-      })
-      .returning()
-    await t.ctx.db.update(messages).set({ batchId: batch!.id }).where(eq(messages.id, message.id))
+    await withCopies(message.id, {
+      'buyer@example.com': { cc: ['accounts@example.com'], bcc: ['archive@example.com'] },
+    })
     const userUnknown = fixture('postfix-user-unknown.eml').toString('utf8')
     for (const copy of ['accounts@example.com', 'Archive@Example.com']) {
       await send(verp, Buffer.from(userUnknown.replaceAll('jan.novak@example.org', copy)))
@@ -409,26 +417,15 @@ describe('bounce listener', async () => {
     const { contact, message, verp } = await sentTo('buyer.of.erased@example.com')
     const copy = await rows.contact(t.account.id, { email: 'erased.copy@example.com' })
     await rows.join(copy, listId)
-    const [batch] = await t.ctx.db
-      .insert(messageBatches)
-      .values({
-        accountId: t.account.id,
-        fromName: 'Shop',
-        fromEmail: 'orders@shop.example',
-        subject: 'Receipt',
-        text: 'x',
-        copies: {
-          'buyer.of.erased@example.com': {
-            cc: ['erased.copy@example.com', 'kept.copy@example.com'],
-            bcc: [],
-            names: { 'erased.copy@example.com': 'Erased Copy' },
-          },
-        },
-      })
-      .returning()
-    await t.ctx.db.update(messages).set({ batchId: batch!.id }).where(eq(messages.id, message.id))
+    const batchId = await withCopies(message.id, {
+      'buyer.of.erased@example.com': {
+        cc: ['erased.copy@example.com', 'kept.copy@example.com'],
+        bcc: [],
+        names: { 'erased.copy@example.com': 'Erased Copy' },
+      },
+    })
     assert.equal((await t.req('DELETE', '/subscribers/erased.copy@example.com/delete')).status, 200)
-    const [kept] = await t.ctx.db.select().from(messageBatches).where(eq(messageBatches.id, batch!.id))
+    const [kept] = await t.ctx.db.select().from(messageBatches).where(eq(messageBatches.id, batchId))
     assert.doesNotMatch(JSON.stringify(kept!.copies), /erased\.copy|Erased Copy/)
     assert.deepEqual(kept!.copies['buyer.of.erased@example.com']?.cc[1], 'kept.copy@example.com')
     const userUnknown = fixture('postfix-user-unknown.eml').toString('utf8')

@@ -34,6 +34,14 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return false
 }
 
+/**
+ * What a loop that runs again anyway (the sender, a campaign's freeze) waits out instead of giving up on its
+ * work: an unavailable database or a conflict PostgreSQL aborted.
+ */
+export function isTransientDatabaseError(err: unknown): boolean {
+  return isDatabaseUnavailable(err) || isTransientConflict(err)
+}
+
 const UNAVAILABLE_CODES = /^(?:08[0-9A-Z]{3}|57P0[123]|53300)$/
 const SOCKET_ERRORS = new Set([
   'ECONNRESET',

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable, isTransientConflict } from '../../core/db/errors.js'
+import { isTransientDatabaseError } from '../../core/db/errors.js'
 import { resolveSenderDomain } from '../domains/index.js'
 import type { CampaignOrigin } from '../delivery/index.js'
 import { campaignContent } from './campaign-content.js'
@@ -40,7 +40,7 @@ export const campaignOrigin: CampaignOrigin = {
         await prepareCampaign(ctx, id, help?.links)
       } catch (err) {
         // The freeze is one transaction: after a database that was unavailable, the next round freezes again.
-        if (isDatabaseUnavailable(err) || isTransientConflict(err)) {
+        if (isTransientDatabaseError(err)) {
           ctx.log.warn(
             { err, campaignId: id },
             'campaign not prepared: the database was unavailable; trying again',

@@ -28,7 +28,7 @@ import { createMailSigner, type MailSigner } from './signer.js'
 import { testCopyContent, testCopyRecipient } from './test-copies.js'
 import { providedVars, providerTags, type ProviderTags } from './vars-providers.js'
 import { retriedTransaction } from '../../core/db/retry.js'
-import { isDatabaseUnavailable, isTransientConflict } from '../../core/db/errors.js'
+import { isTransientDatabaseError } from '../../core/db/errors.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret' | 'log'>
 
@@ -616,11 +616,11 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     try {
       return await sendCampaignBatch(lane, origin, campaignId)
     } catch (err) {
-      // Rows the step had claimed stay claimed until their lease runs out, so none is sent twice.
-      if (isDatabaseUnavailable(err) || isTransientConflict(err)) {
-        // A database restarted, failed over or cut this worker's connection: the next round tries again (its
-        // rows, relayed or not, once their lease runs out: the batch in flight, at most twice). Stopping the
-        // campaign would leave it for someone to notice and resume.
+      // Rows the step had claimed stay claimed until their lease runs out; those the relay took meanwhile go
+      // again then (the batch in flight, at most twice, as after a crash).
+      if (isTransientDatabaseError(err)) {
+        // A database restarted, failed over or cut this worker's connection: the next round goes on. Stopping
+        // the campaign would leave it for someone to notice and resume.
         ctx.log.warn({ err, campaignId }, 'campaign batch failed: the database was unavailable; trying again')
         return 0
       }
@@ -639,7 +639,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       return await sendBodyBatch(lane)
     } catch (err) {
       // The claimed rows are tried again once their lease runs out.
-      if (isDatabaseUnavailable(err))
+      if (isTransientDatabaseError(err))
         ctx.log.warn({ err }, 'sending mail with a body row failed: the database was unavailable')
       else ctx.log.error({ err }, 'sending mail with a body row failed')
       return 0

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto'
 import { hmacSha256 } from '../../core/ids.js'
 
 /**
@@ -19,7 +18,7 @@ const ERASED_DOMAIN = 'erased.invalid'
  * cannot be reversed by hashing known addresses, and the same for every row, so logs still count one person.
  */
 export function erasedStandIn(secret: string, accountId: number, email: string): string {
-  const h = createHmac('sha256', secret).update(`erase:${accountId}:${email}`).digest('hex').slice(0, 24)
+  const h = hmacSha256(secret, `erase:${accountId}:${email}`).toString('hex').slice(0, 24)
   return `erased-${h}@${ERASED_DOMAIN}`
 }
 

@@ -102,6 +102,9 @@ export async function handleInbound(
   return outcomes
 }
 
+/** The report kinds that change something, as the event recorder names them. */
+const REPORTED = { hard_bounce: 'hard', soft_bounce: 'soft', complaint: 'complaint' } as const
+
 async function applyReport(
   ctx: Ctx,
   events: ReturnType<typeof createEventRecorder>,
@@ -116,8 +119,7 @@ async function applyReport(
     diagnostic && (!status || diagnostic.includes(status))
       ? diagnostic
       : [status, diagnostic].filter(Boolean).join(' ') || null
-  const what =
-    kind === 'hard_bounce' ? 'hard' : kind === 'soft_bounce' ? 'soft' : kind === 'complaint' ? kind : null
+  const what = kind in REPORTED ? REPORTED[kind as keyof typeof REPORTED] : null
   if (!what) return kind
   const copy = await copyNamed(ctx, message, report.recipient)
   await retriedTransaction(ctx.db, (tx) =>

@@ -51,7 +51,7 @@ export async function startBounceListener(
         received += c.length
       })
       stream.on('end', () => {
-        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) {
+        if (stream.sizeExceeded) {
           return cb(Object.assign(new Error('Message too large'), { responseCode: 552 }))
         }
         const raw = Buffer.concat(chunks)

@@ -19,6 +19,7 @@ describe('a pooled connection cut while a transaction holds it', async () => {
     'fails that transaction, not the process, and the pool goes on',
     { skip: connectionsToCut },
     async () => {
+      let heard = false
       const outcome = await db.handle.db
         .transaction(async (tx) => {
           const [row] = await queryRows<{ pid: number }>(tx, sql`SELECT pg_backend_pid() AS pid`)
@@ -26,18 +27,18 @@ describe('a pooled connection cut while a transaction holds it', async () => {
           // As a PostgreSQL restart or failover does, between two statements of the transaction: the client
           // hears of it while no query of its own runs, and emits 'error' (pg's Client), which no one handled.
           await db.handle.executeSql(`SELECT pg_terminate_backend(${pid})`)
-          for (let i = 0; i < 100; i++) {
-            const left = await db.handle.executeSql(`SELECT 1 FROM pg_stat_activity WHERE pid = ${pid}`)
-            if (left.rows.length === 0) break
-            await pause(20)
-          }
-          await pause(100)
+          // pg's Client marks itself unqueryable just before it emits that 'error' (client.js,
+          // _handleErrorEvent): waiting for the mark, not for a time, the emit has happened on any machine.
+          const client = (tx as unknown as { session: { client: { _queryable: boolean } } }).session.client
+          for (let i = 0; i < 250 && client._queryable; i++) await pause(20)
+          heard = !client._queryable
           await tx.execute(sql`SELECT 1`)
         })
         .then(
           () => 'committed',
           () => 'failed',
         )
+      assert.equal(heard, true, 'the client heard of the cut while idle')
       assert.equal(outcome, 'failed')
       assert.deepEqual((await db.handle.executeSql('SELECT 1 AS one')).rows, [{ one: 1 }])
     },

@@ -9,6 +9,7 @@ import type { ExtractTablesWithRelations } from 'drizzle-orm'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
 import { acquireDataDirLock, type DataDirLock } from './lock.js'
+import { checkedChannel, listenOnOwnConnection, type Listening } from './notifications.js'
 import { retryOnConflict } from './retry.js'
 
 /** Serialises concurrent start-ups on one PostgreSQL (several API and worker processes). */
@@ -49,6 +50,15 @@ export interface DbHandle {
    * port is not this connection's), where a session may outlive its client or end under a living one.
    */
   sessionLock(space: number, key: number): Promise<SessionLock | 'taken' | 'pooled'>
+  /** Sends a notification on `channel`, outside any transaction: every process listening on it hears it. */
+  notify(channel: string): Promise<void>
+  /**
+   * Calls `onNotify` for each notification on `channel` until close(); a lost connection is opened again and
+   * `onNotify` called once for what it missed (`onLost` hears of each loss). A hint, never the only road: on
+   * PostgreSQL reached through a pooler (`preparedStatements: false`) nothing is heard, since a LISTEN there stays
+   * with a server session the pooler lends to other clients.
+   */
+  listen(channel: string, onNotify: () => void, onLost: (err: unknown) => void): Promise<Listening>
   close(): Promise<void>
 }
 
@@ -144,6 +154,14 @@ export function wrapPglite(client: PGlite, lock?: DataDirLock): DbHandle {
         },
       }
     },
+    async notify(channel) {
+      await client.query('SELECT pg_notify($1, NULL)', [checkedChannel(channel)])
+    },
+    async listen(channel, onNotify) {
+      // One session in one process: it cannot be lost while the database is open.
+      const unlisten = await client.listen(checkedChannel(channel), () => onNotify())
+      return { close: () => (client.closed ? Promise.resolve() : unlisten()) }
+    },
     async close() {
       await client.close()
       lock?.release()
@@ -172,6 +190,7 @@ function openPostgres(url: string, max: number, named: boolean): DbHandle {
   // instead, and the pool drops the client when it comes back (no longer queryable).
   pool.on('connect', (client) => client.on('error', () => undefined))
   const sessionLocks = new Set<SessionLock>()
+  const listenings = new Set<Listening>()
   let closing = false
   const plainQuery = retryConflictsOutsideTransactions(pool)
   const db = drizzlePg(pool) as unknown as Db
@@ -200,9 +219,25 @@ function openPostgres(url: string, max: number, named: boolean): DbHandle {
       }
       return lock
     },
+    async notify(channel) {
+      await pool.query('SELECT pg_notify($1, NULL)', [checkedChannel(channel)])
+    },
+    async listen(channel, onNotify, onLost) {
+      if (!named) return { close: () => Promise.resolve() }
+      if (closing) throw new Error('the database is closed')
+      const listening = await listenOnOwnConnection(url, channel, onNotify, onLost)
+      listenings.add(listening)
+      return {
+        close: async () => {
+          listenings.delete(listening)
+          await listening.close()
+        },
+      }
+    },
     async close() {
       closing = true
       await Promise.all([...sessionLocks].map((l) => l.release()))
+      await Promise.all([...listenings].map((l) => l.close()))
       await pool.end()
     },
   }

@@ -368,7 +368,7 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
     })
     // Committed: the sender of this process sends the node's mail now, not on its next idle poll.
     if (node?.type === 'mail' && [...outcomes.values()].some((o) => o.props.message_id !== undefined))
-      wakeSenders()
+      wakeSenders(ctx)
   }
 
   /** One round: claims a batch of due runs and executes it group by group; how many runs it claimed. */

@@ -28,7 +28,7 @@ import { MAX_CHAIN, nextChain, nextChainsByContact } from './run-chain.js'
 import { startRun } from './run-start.js'
 import type { ClaimedRun } from './runs.repo.js'
 
-export type EngineCtx = Pick<AppContext, 'db' | 'clock' | 'jobs' | 'log' | 'config'>
+export type EngineCtx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'jobs' | 'log' | 'config'>
 
 /** What executing a node did to one run. */
 export interface Outcome {

@@ -56,7 +56,7 @@ export function createCampaignActions(ctx: Ctx) {
         error: null,
       })
       if (!moved) throw wrongStatus('sent', c)
-      wakeSenders()
+      wakeSenders(ctx)
       return { id, status: 1 as const }
     },
 
@@ -108,7 +108,7 @@ export function createCampaignActions(ctx: Ctx) {
       } else {
         throw wrongStatus('resumed', c)
       }
-      wakeSenders()
+      wakeSenders(ctx)
       return { id, status, paused: false }
     },
 

@@ -21,7 +21,7 @@ import { senderIdentity } from './campaign-sender-identity.js'
 import { storeTestCopy } from './campaign-test-send.repo.js'
 import { retriedTransaction } from '../../core/db/retry.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'linkSecret' | 'log'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'linkSecret' | 'log'>
 
 /**
  * Queues the campaign as it stands for a few addresses; the one sender sends the copies (answering after the
@@ -91,6 +91,6 @@ export async function sendTestCopies(ctx: Ctx, row: CampaignRow, emails: string[
       })
     }
   })
-  wakeSenders()
+  wakeSenders(ctx)
   return recipients.length
 }

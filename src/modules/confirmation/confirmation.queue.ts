@@ -1,6 +1,6 @@
 import type { AppContext } from '../../core/context.js'
 import type { Executor } from '../../core/db/client.js'
-import { queueMail, wakeSenders } from '../delivery/index.js'
+import { queueMail } from '../delivery/index.js'
 import { contactMergeText } from '../messages/index.js'
 import { confirmUrl } from './confirmation.links.js'
 import { composeConfirmationMail } from './confirmation.mail.js'
@@ -15,14 +15,15 @@ const LINK_TAG = '*|CONFIRM_LINK|*'
  * rollback. The one sender sends it like all other mail (VERP, open pixel, `send` event); the link is the
  * recipient's merge value, so the body holds none. The person's fields and custom fields are merge values too:
  * `conf_subject` and `conf_message` take the merge tags of any mail (contract §7), `*|name|*` included.
+ * True when it queued one: the caller wakes the senders once it has committed (wakeSenders).
  */
 export async function queueConfirmationMail(
   ctx: Pick<AppContext, 'clock' | 'config' | 'linkSecret'>,
   tx: Executor,
   p: PendingConfirmation,
-): Promise<void> {
+): Promise<boolean> {
   const recipient = await findUnconfirmedRecipient(tx, p)
-  if (!recipient) return
+  if (!recipient) return false
   const link = confirmUrl(ctx.config.publicUrl, ctx.linkSecret, p)
   const mail = composeConfirmationMail({ ...recipient, link: LINK_TAG, fallbackFrom: ctx.config.mailFrom })
   const to = mail.to[0]!
@@ -53,6 +54,5 @@ export async function queueConfirmationMail(
     { kind: 'confirmation' },
     ctx.clock.now(),
   )
-  // Before the commit: a sender that looks too early finds it on its next poll.
-  wakeSenders()
+  return true
 }

@@ -11,6 +11,7 @@ export {
   type QueuedMail,
 } from './queue-mail.js'
 export {
+  MAIL_QUEUED_CHANNEL,
   SEND_BATCH,
   startSender,
   wakeSenders,

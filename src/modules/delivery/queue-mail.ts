@@ -53,7 +53,7 @@ export interface QueuedMail {
 /**
  * Queues mail in the caller's transaction: one body row and one ledger row per recipient (one statement), so
  * the mail exists exactly when its cause commits. The sender sends it; call wakeSenders() after the commit
- * to start at once in this process (others find it on their next poll).
+ * so that it starts at once (in this process, or in the workers when this process has no sender).
  */
 export async function queueMail(
   tx: Executor,

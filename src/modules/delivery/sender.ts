@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks'
 import type { SQL } from 'drizzle-orm'
 import type { AppContext } from '../../core/context.js'
-import type { Executor } from '../../core/db/client.js'
+import type { DbHandle, Executor } from '../../core/db/client.js'
+import { coalescedNotifier, type Listening } from '../../core/db/notifications.js'
 import type { MergeValue } from '../../core/mail/merge-tags.js'
 import type { BodyContent, BodyRecipient } from './body-render.js'
 import { bodyContent, bodyRecipient, bodyTemplates } from './body-content.js'
@@ -143,22 +144,51 @@ export interface SendOutcomes {
 export interface Sender {
   /** Look for work now (mail was just queued in this process). */
   wake(): void
+  /**
+   * Settles once the sender listens for mail queued by processes without a sender (MAIL_QUEUED_CHANNEL), or its
+   * first try failed (it tries again on its own); at once without a loop.
+   */
+  readonly listening: Promise<void>
   stop(): Promise<void>
   /** Runs one round over every origin with work (tests drive the sender with this). */
   runOnce(): Promise<number>
 }
 
 const senders = new Set<Sender>()
+/** The channel on which a process without a sender (ROLE=api) tells the workers that it queued mail. */
+export const MAIL_QUEUED_CHANNEL = 'tidings_mail_queued'
+/**
+ * An API process announces at most one batch of queued mail this often: a busy intake costs the database a
+ * hundred tiny statements a second at most, and a mail waits at most this much longer than the workers' wake.
+ */
+const ANNOUNCE_GAP_MS = 10
+const announcers = new WeakMap<DbHandle, () => void>()
 
-/** Wakes the senders of this process; other processes find the work on their next poll. */
-export function wakeSenders(): void {
-  for (const s of senders) s.wake()
+/**
+ * Mail was queued and committed: the senders of this process look for it now. A process without one (ROLE=api)
+ * tells the workers over the database instead (MAIL_QUEUED_CHANNEL), so they need not wait for their idle poll;
+ * where the notification is not heard (a pooler), the poll still finds the mail.
+ */
+export function wakeSenders(ctx: Pick<AppContext, 'dbHandle'>): void {
+  if (senders.size > 0) {
+    for (const s of senders) s.wake()
+    return
+  }
+  let announce = announcers.get(ctx.dbHandle)
+  if (!announce) {
+    const handle = ctx.dbHandle
+    announce = coalescedNotifier(() => handle.notify(MAIL_QUEUED_CHANNEL), ANNOUNCE_GAP_MS)
+    announcers.set(handle, announce)
+  }
+  announce()
 }
 
 export interface SenderOptions {
   signer?: MailSigner
   /** False: no loop; the caller drives rounds with runOnce() (tests). */
   loop?: boolean
+  /** How long an idle loop waits before it looks again unwoken (tests lengthen it to see a wake work). */
+  idlePollMs?: number
   batchSize?: number
   /** Campaign mail; without it the sender sends only mail with a body row. */
   campaigns?: CampaignOrigin
@@ -199,6 +229,7 @@ interface Failure {
 export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
   const signer = opts.signer ?? createMailSigner(ctx.config.sendThreads)
   const batchSize = opts.batchSize ?? SEND_BATCH
+  const idlePollMs = opts.idlePollMs ?? IDLE_POLL_MS
   const campaigns = opts.campaigns
   const outcomes = opts.outcomes
   /**
@@ -704,7 +735,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       // A body claim that came back short took every queued row: another round at once would only claim
       // nothing (five statements per message under a trickle). Mail queued since wakes the loop (`woken`, also
       // when it was committed after this round's claims); rows whose lease ran out wait for the poll.
-      if (!lane.more && !stopped && !lane.woken) await pause(IDLE_POLL_MS, waiting)
+      if (!lane.more && !stopped && !lane.woken) await pause(idlePollMs, waiting)
     }
   }
   const lanes: Lane[] =
@@ -721,12 +752,26 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
     for (const lane of lanes) lane.woken = true
     for (const done of [...waiting]) done()
   }
+  // Mail queued by an API process wakes the loop at once; without this it waited for the idle poll.
+  const listening: Promise<Listening | undefined> =
+    opts.loop === false
+      ? Promise.resolve(undefined)
+      : ctx.dbHandle
+          .listen(MAIL_QUEUED_CHANNEL, wakeAll, (err) =>
+            ctx.log.warn({ err }, 'not hearing of mail queued elsewhere for now: the idle poll finds it'),
+          )
+          .catch((err: unknown) => {
+            ctx.log.warn({ err }, 'not hearing of mail queued elsewhere: the idle poll finds it')
+            return undefined
+          })
   const sender: Sender = {
     wake: wakeAll,
+    listening: listening.then(() => undefined),
     async stop() {
       stopped = true
       wakeAll()
       for (const done of [...resting]) done()
+      await (await listening)?.close()
       await loop
       senders.delete(sender)
       await Promise.all([signer.close(), claimer.release()])

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../core/context.js'
 import { FieldErrorBag } from '../../core/http/errors.js'
 import { queueConfirmationMail } from '../confirmation/index.js'
+import { wakeSenders } from '../delivery/index.js'
 import { requireList } from '../lists/index.js'
 import { emitSignal } from '../signals/index.js'
 import { erasedAddressHash } from './erased-suppressions.js'
@@ -12,7 +13,7 @@ import type { SubscribeBodyT } from './subscribers.write.schemas.js'
 import * as repo from './subscribers.write.repo.js'
 import { retriedTransaction } from '../../core/db/retry.js'
 
-type Ctx = Pick<AppContext, 'db' | 'clock' | 'jobs' | 'erasureSecret' | 'config' | 'linkSecret'>
+type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'jobs' | 'erasureSecret' | 'config' | 'linkSecret'>
 
 /** Statuses `subscriber_data.status` may ask for on subscribe. */
 const SUBSCRIBE_STATUSES = [STATUS.subscribed, STATUS.unsubscribed, STATUS.unconfirmed] as const
@@ -64,7 +65,9 @@ export function createSubscribeService(ctx: Ctx) {
       const now = ctx.clock.now()
       const skipConfirmation = flagValue(body.skip_confirmation, false)
 
-      return retriedTransaction(ctx.db, async (tx) => {
+      let confirmationQueued = false
+      const reply = await retriedTransaction(ctx.db, async (tx) => {
+        confirmationQueued = false
         const addressHash = erasedAddressHash(ctx.erasureSecret, accountId, entry.email)
         const tagsBefore = entry.fields.tags ? await repo.tagsOf(tx, accountId, entry.email) : []
         let contact = await repo.upsertContact(
@@ -118,7 +121,11 @@ export function createSubscribeService(ctx: Ctx) {
           current?.status !== STATUS.unconfirmed &&
           !skipConfirmation
         )
-          await queueConfirmationMail(ctx, tx, { accountId, listId, contactId: contact.id })
+          confirmationQueued = await queueConfirmationMail(ctx, tx, {
+            accountId,
+            listId,
+            contactId: contact.id,
+          })
 
         // Automations start from these signals, committed with the change (a double opt-in subscriber's
         // start at confirmation instead).
@@ -146,6 +153,9 @@ export function createSubscribeService(ctx: Ctx) {
 
         return toSubscribeReply(contact, membership, current?.status === STATUS.subscribed)
       })
+      // Committed: the confirmation goes out now, not on a sender's next idle poll.
+      if (confirmationQueued) wakeSenders(ctx)
+      return reply
     },
   }
 }

@@ -150,7 +150,7 @@ export function createTransactionalIntake(ctx: Ctx): (call: IntakeCall) => Promi
     const outcomes: Outcome[] = []
     for (const group of bySize(calls.map((c) => mailOf(c, suppressed))))
       outcomes.push(...(await insertGroup(group)))
-    if (outcomes.some((o) => o.ok && o.result.accepted > 0)) wakeSenders()
+    if (outcomes.some((o) => o.ok && o.result.accepted > 0)) wakeSenders(ctx)
     return outcomes
   }
   const coalesced = createBatcher(run, INTAKE_BATCHES)

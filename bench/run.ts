@@ -9,9 +9,15 @@ import os from 'node:os'
 import path from 'node:path'
 import { findOrStartPostgres } from '../scripts/pg-cluster.js'
 import { load } from './lib/measure.js'
-import { startBareFastify, startServerProcess, type BenchDb } from './lib/server-process.js'
+import {
+  startBareFastify,
+  startServerProcess,
+  startWorkerProcess,
+  type BenchDb,
+} from './lib/server-process.js'
 import { benchSubscribers } from './subscribers.bench.js'
 import { benchTransactional } from './transactional.bench.js'
+import { benchTransactionalSplit } from './transactional-split.bench.js'
 import { benchCampaignStats } from './campaign-stats.bench.js'
 import { benchTracking } from './tracking.bench.js'
 import { benchCampaignSend, type CampaignSendOptions } from './campaign-send.bench.js'
@@ -73,6 +79,40 @@ async function main(): Promise<void> {
         }
       }
     }
+    const transactionalPerSec = Number(process.env.BENCH_TRANSACTIONAL_PER_SEC ?? 50)
+    if (!(transactionalPerSec > 0))
+      throw new Error('BENCH_TRANSACTIONAL_PER_SEC: a number of calls a second, above 0')
+    // `transactional-split` (PostgreSQL): BENCH_TRANSACTIONAL_PER_SEC order confirmations a second for BENCH_SECONDS
+    // to a ROLE=api process, sent by a ROLE=worker process; how long each one's mail waited (issue 11).
+    if (want('transactional-split')) {
+      if (!pgUrl) throw new Error('transactional-split needs PostgreSQL')
+      const sink = await startPostfixSink()
+      if (!sink) throw new Error('smtp-sink not found: apt-get install postfix (only its smtp-sink is used)')
+      const dns = await startDnsServer({}, { autoClose: false })
+      const env = { SMTP_URL: sink.url, DNS_SERVERS: dns.address }
+      try {
+        const apiProcess = await startServerProcess('postgres', pgUrl, { ...env, ROLE: 'api' })
+        try {
+          const worker = await startWorkerProcess(apiProcess, env)
+          try {
+            results['transactional-split.postgres'] = await benchTransactionalSplit(
+              apiProcess,
+              sink,
+              (records) => dns.setZone(zoneOf(records)),
+              seconds,
+              transactionalPerSec,
+            )
+          } finally {
+            await worker.stop()
+          }
+        } finally {
+          await apiProcess.stop()
+        }
+      } finally {
+        sink.stop()
+        await dns.close()
+      }
+    }
     if (want('transactional')) {
       const sink = await startPostfixSink()
       if (!sink) throw new Error('smtp-sink not found: apt-get install postfix (only its smtp-sink is used)')
@@ -113,9 +153,6 @@ async function main(): Promise<void> {
     // shop's order confirmations come in (BENCH_TRANSACTIONAL_PER_SEC calls a second, default 50), and tells how
     // long their mail waited behind the campaign (issue 11: each origin its fair share).
     const variants = ['coupons', 'recommend', 'transactional'] as const
-    const transactionalPerSec = Number(process.env.BENCH_TRANSACTIONAL_PER_SEC ?? 50)
-    if (!(transactionalPerSec > 0))
-      throw new Error('BENCH_TRANSACTIONAL_PER_SEC: a number of calls a second, above 0')
     if (want('campaign-send') || variants.some((v) => want(`campaign-send-${v}`))) {
       const sink = await startPostfixSink()
       if (!sink) throw new Error('smtp-sink not found: apt-get install postfix (only its smtp-sink is used)')

@@ -31,8 +31,23 @@ export const BENCH_MESSAGE = {
   },
 }
 
+/** Adds BENCH_DOMAIN as a transactional sending domain, publishes its records and verifies it. */
+export async function verifiedBenchDomain(
+  server: ServerProcess,
+  publish: (records: { type: string; host: string; value: string }[]) => void,
+): Promise<void> {
+  const { url, key } = server
+  const domain = (await api(url, key, 'POST', '/domains', { name: BENCH_DOMAIN, type: 'transactional' }))
+    .json as {
+    dns: { type: string; host: string; value: string }[]
+  }
+  publish(domain.dns)
+  const verified = (await api(url, key, 'POST', `/domains/${BENCH_DOMAIN}/verify`)).json as { valid: boolean }
+  if (!verified.valid) throw new Error('bench domain did not verify against the local DNS server')
+}
+
 /** Waits (bounded) until smtp-sink has counted `target` messages; how many it counted. */
-async function sinkReaches(sink: PostfixSink, target: number, timeoutMs: number): Promise<number> {
+export async function sinkReaches(sink: PostfixSink, target: number, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs
   while (sink.count() < target && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100))
   return sink.count()
@@ -81,13 +96,7 @@ export async function benchTransactional(
   warmupSeconds = 0,
 ): Promise<TransactionalFigures> {
   const { url, key } = server
-  const domain = (await api(url, key, 'POST', '/domains', { name: BENCH_DOMAIN, type: 'transactional' }))
-    .json as {
-    dns: { type: string; host: string; value: string }[]
-  }
-  publish(domain.dns)
-  const verified = (await api(url, key, 'POST', `/domains/${BENCH_DOMAIN}/verify`)).json as { valid: boolean }
-  if (!verified.valid) throw new Error('bench domain did not verify against the local DNS server')
+  await verifiedBenchDomain(server, publish)
 
   const body = JSON.stringify(BENCH_MESSAGE)
   if (warmupSeconds > 0) await warmUp(url, key, body, sink, warmupSeconds)

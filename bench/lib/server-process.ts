@@ -123,6 +123,70 @@ export async function startServerProcess(
   }
 }
 
+/** What a process logs once it runs what its ROLE asks for (server.ts), at info. */
+const STARTED_LINE = '"msg":"tidings started"'
+
+/**
+ * Starts a ROLE=worker process of `api`'s installation (its PostgreSQL database), with `extraEnv` (the relay and
+ * DNS the API process was given); resolves once the worker logs that it started (no port to ask).
+ */
+export async function startWorkerProcess(
+  api: ServerProcess,
+  extraEnv: Record<string, string> = {},
+): Promise<{ pid: number; stop(): Promise<void> }> {
+  if (!api.databaseUrl) throw new Error('a worker process of its own needs PostgreSQL')
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tidings-bench-worker-'))
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    ROLE: 'worker',
+    DATABASE_URL: api.databaseUrl,
+    DB_POOL_SIZE: process.env.DB_POOL_SIZE ?? '20',
+    DATA_DIR: dataDir,
+    PUBLIC_URL: api.url,
+    // Info, to see the start line; nothing else of the worker is logged at info per message.
+    LOG_LEVEL: 'info',
+    ...extraEnv,
+  }
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r))
+      child.kill('SIGTERM')
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
+      if (child.exitCode === null) child.kill('SIGKILL')
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+  let seen = ''
+  const started = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the worker did not start in time')), startTimeoutMs)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`the worker exited with ${code}`))
+    })
+    child.stdout.on('data', (chunk: Buffer) => {
+      // Read on after the line too, so the worker never blocks on a full pipe.
+      if (seen.length > 65_536) return
+      seen += chunk.toString()
+      if (seen.includes(STARTED_LINE)) {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+  })
+  try {
+    await started
+  } catch (err) {
+    await stop()
+    throw err
+  }
+  return { pid: child.pid!, stop }
+}
+
 /** The same Fastify, one route, no database: the ceiling a route of ours is compared with. */
 export async function startBareFastify(): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort()

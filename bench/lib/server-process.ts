@@ -51,6 +51,17 @@ async function waitHealthy(url: string, child: ChildProcess, timeoutMs = startTi
 
 let built: Promise<unknown> | undefined
 
+/** Ends a server process of the bench (SIGTERM, SIGKILL after 15 s) and removes its data directory. */
+async function stopChild(child: ChildProcess, dataDir: string): Promise<void> {
+  if (child.exitCode === null) {
+    const exited = new Promise((r) => child.once('exit', r))
+    child.kill('SIGTERM')
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
+    if (child.exitCode === null) child.kill('SIGKILL')
+  }
+  fs.rmSync(dataDir, { recursive: true, force: true })
+}
+
 /**
  * Starts what `npm start` runs (the compiled dist/main.js, built once per bench run from the current sources) as
  * a child process on a fresh database, bound to 127.0.0.1.
@@ -110,13 +121,7 @@ export async function startServerProcess(
     pid: child.pid!,
     ...(dbName ? { dbName, databaseUrl: env.DATABASE_URL } : {}),
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r))
-        child.kill('SIGTERM')
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
-        if (child.exitCode === null) child.kill('SIGKILL')
-      }
-      fs.rmSync(dataDir, { recursive: true, force: true })
+      await stopChild(child, dataDir)
       if (dbName && pgServerUrl)
         await adminQuery(pgServerUrl, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
     },
@@ -152,15 +157,7 @@ export async function startWorkerProcess(
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   })
-  const stop = async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r))
-      child.kill('SIGTERM')
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
-      if (child.exitCode === null) child.kill('SIGKILL')
-    }
-    fs.rmSync(dataDir, { recursive: true, force: true })
-  }
+  const stop = () => stopChild(child, dataDir)
   let seen = ''
   const started = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the worker did not start in time')), startTimeoutMs)

@@ -29,13 +29,17 @@ export function readInboundAddress(
 ): InboundTarget | null {
   const id = verpMessageId(ctx, address)
   if (id) return { kind: 'verp', messageId: id }
-  const unsub = UNSUB.exec(address.trim())
+  const plain = unquotedLocalPart(address.trim())
+  const unsub = UNSUB.exec(plain)
   const unsubId = unsub?.[1] ? readMessageToken(ctx, 'unsub', unsub[1]) : null
   if (unsubId) return { kind: 'unsubscribe', messageId: unsubId }
-  return REPORT_MAILBOX.test(unquotedLocalPart(address.trim())) ? { kind: 'report' } : null
+  return REPORT_MAILBOX.test(plain) ? { kind: 'report' } : null
 }
 
-/** RFC 5321 4.1.2: `"postmaster"@host` is `postmaster@host`; quotes around a plain local part mean nothing. */
+/**
+ * RFC 5321 4.1.2: `"postmaster"@host` is `postmaster@host`; quotes around a plain local part mean nothing
+ * (parseVerpAddress takes them off a VERP address itself).
+ */
 const unquotedLocalPart = (address: string) => address.replace(/^"([A-Za-z0-9.+_-]*)"(?=@|$)/, '$1')
 
 /** The message a VERP address (ours, with a good signature) was minted for. */

@@ -383,6 +383,23 @@ describe('bounce listener', async () => {
     assert.equal(await statusIn(bounced.contact.id), 4)
   })
 
+  it('takes the mailto unsubscribe address quoted, as RFC 5321 allows', async () => {
+    const { contact, message } = await sentTo('quoted.leaver@example.com')
+    const [local, domain] = trackingLinks(t.ctx)
+      .unsubscribeMailto(message.id, bounceDomain)
+      .replace(/^mailto:/, '')
+      .split('@')
+    const codes = await converse([
+      'EHLO mta.example.org',
+      'MAIL FROM:<quoted.leaver@example.com>',
+      `RCPT TO:<"${local}"@${domain}>`,
+      'DATA',
+      asData(Buffer.from('From: quoted.leaver@example.com\r\nSubject: unsubscribe\r\n\r\nplease\r\n')),
+    ])
+    assert.deepEqual(codes, [220, 250, 250, 250, 354, 250])
+    assert.equal(await statusIn(contact.id), 2)
+  })
+
   it('takes a report whose returned original is big, and one with a NUL in its diagnostic', async () => {
     const big = await sentTo('big.original@example.org')
     const dsn = fixture('postfix-user-unknown.eml').toString('utf8')

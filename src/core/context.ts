@@ -7,6 +7,7 @@ import { openDatabase, type Db, type DbHandle } from './db/client.js'
 import { loadOnFirstUse } from './load-on-first-use.js'
 import { loadInstanceSecret } from './db/instance.js'
 import { createJobQueue, type JobQueue } from './jobs/queue.js'
+import { logRoundFailure } from './round-failure.js'
 import type { Mailer } from './mail/mailer.js'
 import { createSmtpMailer } from './mail/smtp.js'
 import { createOutboxMailer } from './mail/outbox.js'
@@ -88,7 +89,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       (config.smtpUrl
         ? createSmtpMailer({ url: config.smtpUrl, maxConnections: config.smtpConnections })
         : createOutboxMailer(path.join(config.dataDir, 'outbox')))
-    const jobs = createJobQueue(dbHandle, (err) => log.error({ err }, 'job queue error'))
+    const jobs = createJobQueue(dbHandle, (err) => logRoundFailure(log, err, 'job queue error'))
     const closers: (() => Promise<void>)[] = []
     return {
       config,

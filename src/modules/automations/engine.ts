@@ -31,6 +31,7 @@ import {
 import { createGoalWatch } from './goal-watch.js'
 import { firstGoalsMet } from './goals-met.js'
 import { consumeSignals, createDateScanner } from './triggers.js'
+import { logRoundFailure } from '../../core/round-failure.js'
 
 export interface EngineOptions {
   /** Runs claimed per round. */
@@ -433,7 +434,7 @@ export function createEngine(ctx: EngineCtx, opts: EngineOptions = {}): Engine {
       current = p.catch(() => undefined)
       busy = (await p) >= batch
     } catch (err) {
-      ctx.log.error({ err }, 'automation engine loop')
+      logRoundFailure(ctx.log, err, 'automation engine loop')
     }
     if (!stopped) timer = setTimeout(() => void loop(), busy ? 0 : pollMs)
   }

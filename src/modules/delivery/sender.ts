@@ -30,6 +30,7 @@ import { testCopyContent, testCopyRecipient } from './test-copies.js'
 import { providedVars, providerTags, type ProviderTags } from './vars-providers.js'
 import { retriedTransaction } from '../../core/db/retry.js'
 import { isTransientDatabaseError } from '../../core/db/errors.js'
+import { logRoundFailure } from '../../core/round-failure.js'
 
 type Ctx = Pick<AppContext, 'db' | 'dbHandle' | 'clock' | 'config' | 'mailer' | 'linkSecret' | 'log'>
 
@@ -670,9 +671,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       return await sendBodyBatch(lane)
     } catch (err) {
       // The claimed rows are tried again once their lease runs out.
-      if (isTransientDatabaseError(err))
-        ctx.log.warn({ err }, 'sending mail with a body row failed: the database was unavailable')
-      else ctx.log.error({ err }, 'sending mail with a body row failed')
+      logRoundFailure(ctx.log, err, 'sending mail with a body row failed')
       return 0
     } finally {
       endBatch(lane)
@@ -725,7 +724,7 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       try {
         await runOnce(lane)
       } catch (err) {
-        ctx.log.error({ err }, 'sender')
+        logRoundFailure(ctx.log, err, 'sender')
       }
       if (lane.relayDown && !stopped) {
         // Only the shutdown ends the rest early: new mail would meet the same relay.

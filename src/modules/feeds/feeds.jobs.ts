@@ -5,6 +5,7 @@ import { startPollLoop } from '../../core/poll-loop.js'
 import { createFeedStreamer, runFeedRefresh } from './feed-refresh.js'
 import { nextAutoRefresh, staleRefreshBefore } from './feed-schedule.js'
 import * as repo from './feeds.repo.js'
+import { logRoundFailure } from '../../core/round-failure.js'
 
 export const FEED_REFRESH_JOB = 'feeds.refresh'
 
@@ -69,7 +70,7 @@ export async function startFeedsWorker(ctx: AppContext): Promise<void> {
     const auto = startPollLoop(
       async () => (await queueDueFeedRefreshes(ctx)) >= AUTO_REFRESH_PER_ROUND,
       AUTO_REFRESH_POLL_MS,
-      (err) => ctx.log.error({ err }, 'queueing the automatic feed downloads failed'),
+      (err) => logRoundFailure(ctx.log, err, 'queueing the automatic feed downloads failed'),
     )
     ctx.onClose(() => auto.stop())
   }

@@ -10,6 +10,7 @@ import {
 } from './recommender-train.repo.js'
 import { retriedTransaction } from '../../core/db/retry.js'
 import { startPollLoop } from '../../core/poll-loop.js'
+import { logRoundFailure } from '../../core/round-failure.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'log'>
 
@@ -82,7 +83,7 @@ export function startRecommenderTrainer(ctx: Ctx, pollMs = POLL_MS): { stop(): P
   const loop = startPollLoop(
     async () => (await trainDueRecommenders(ctx)) > 0,
     pollMs,
-    (err) => ctx.log.error({ err }, 'recommender trainer'),
+    (err) => logRoundFailure(ctx.log, err, 'recommender trainer'),
   )
   const waker = () => loop.wake()
   wakers.add(waker)

@@ -12,6 +12,7 @@ import { nextAttemptAt, retryAfterMs } from './retry-schedule.js'
 import { deliveryHeaders } from './webhook-signature.js'
 import { disableWebhook, dropPending } from './webhooks.repo.js'
 import { retriedTransaction } from '../../core/db/retry.js'
+import { logRoundFailure } from '../../core/round-failure.js'
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'log' | 'config'>
 
@@ -132,7 +133,7 @@ export function createWebhookDeliverer(ctx: Ctx, opts: DelivererOptions = {}): W
 
   function track(p: Promise<void>): void {
     const tracked = p
-      .catch((err: unknown) => ctx.log.error({ err }, 'webhook delivery'))
+      .catch((err: unknown) => logRoundFailure(ctx.log, err, 'webhook delivery'))
       .finally(() => {
         inflight.delete(tracked)
       })
@@ -159,7 +160,7 @@ export function createWebhookDeliverer(ctx: Ctx, opts: DelivererOptions = {}): W
       ticking = current.catch(() => undefined)
       busy = await current
     } catch (err) {
-      ctx.log.error({ err }, 'webhook delivery loop')
+      logRoundFailure(ctx.log, err, 'webhook delivery loop')
     }
     if (!stopped) timer = setTimeout(() => void loop(), busy ? 0 : pollMs)
   }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
-import { coalescedNotifier } from './notifications.js'
+import net from 'node:net'
+import { coalescedNotifier, listenOnOwnConnection } from './notifications.js'
 import { createTestDatabase, testDbKind } from '../../../test/helpers/databases.js'
 
 const connectionsToCut =
@@ -87,6 +88,83 @@ describe('notifications between processes', async () => {
         assert.equal(heard, 2, 'the reopened connection listens')
       } finally {
         await listening.close()
+      }
+    },
+  )
+})
+
+/**
+ * A TCP proxy to the test database whose connections can be made to go silent: what a network cut that sends
+ * no reset looks like to both ends (no byte passes, no socket closes). New connections pass as before.
+ */
+async function silenceableProxy(url: string) {
+  const target = new URL(url)
+  const pairs: net.Socket[][] = []
+  const silenced: net.Socket[] = []
+  const server = net.createServer((down) => {
+    const up = net.connect(Number(target.port || 5432), target.hostname)
+    for (const s of [up, down]) s.on('error', () => undefined)
+    down.pipe(up)
+    up.pipe(down)
+    pairs.push([down, up])
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const proxied = new URL(url)
+  proxied.hostname = '127.0.0.1'
+  proxied.port = String((server.address() as net.AddressInfo).port)
+  return {
+    url: proxied.toString(),
+    silence() {
+      for (const [down, up] of pairs.splice(0)) {
+        down!.unpipe(up)
+        up!.unpipe(down)
+        down!.pause()
+        up!.pause()
+        silenced.push(down!, up!)
+      }
+    },
+    close() {
+      for (const s of [...silenced, ...pairs.flat()]) s.destroy()
+      server.close()
+    },
+  }
+}
+const silenced: net.Socket[] = []
+
+describe('a listening connection gone silent', async () => {
+  const db = await createTestDatabase()
+  after(async () => {
+    await db.handle.close()
+    await db.drop()
+  })
+
+  it(
+    'is found by its periodic statement, opened again, and hears on',
+    { skip: connectionsToCut },
+    async () => {
+      const proxy = await silenceableProxy(db.url!)
+      let heard = 0
+      const lost: unknown[] = []
+      const listening = await listenOnOwnConnection(
+        proxy.url,
+        'silent_channel',
+        () => heard++,
+        (err) => lost.push(err),
+        { checkEveryMs: 200, statementMs: 300 },
+      )
+      try {
+        proxy.silence()
+        // TCP keepalive alone would notice only after 20 s and the system's probes.
+        await until(() => lost.length, 1)
+        assert.equal(lost.length, 1, 'the silence was noticed')
+        await until(() => heard, 1)
+        assert.equal(heard, 1, 'reopened, with one wake for what it may have missed')
+        await db.handle.notify('silent_channel')
+        await until(() => heard, 2)
+        assert.equal(heard, 2, 'the new connection listens')
+      } finally {
+        await listening.close()
+        proxy.close()
       }
     },
   )

@@ -9,9 +9,22 @@ export interface Listening {
 /** Waits after a lost listening connection, doubled on each failed reopen up to the most. */
 const REOPEN_FIRST_MS = 1_000
 const REOPEN_MOST_MS = 30_000
-/** A connection that cannot be opened in this long is given up and tried again later. */
-const CONNECT_MS = 10_000
+/** A connection that cannot be opened, or a statement that does not answer, in this long is given up. */
+const STATEMENT_MS = 10_000
 const KEEPALIVE_MS = 20_000
+/**
+ * A listening connection runs a statement this often: a connection gone silent (a network cut that sent no
+ * reset) otherwise goes unnoticed until the system's TCP keepalive gives up, minutes later, and meanwhile no
+ * notification comes.
+ */
+const CHECK_EVERY_MS = 30_000
+/** How pg_stat_activity names a listening connection. */
+const APPLICATION_NAME = 'tidings listen'
+
+export interface ListenTimings {
+  checkEveryMs?: number
+  statementMs?: number
+}
 
 /** Channel names are written into the statement (LISTEN takes no parameter): only plain identifiers. */
 export function checkedChannel(channel: string): string {
@@ -31,18 +44,24 @@ export async function listenOnOwnConnection(
   channel: string,
   onNotify: () => void,
   onLost: (err: unknown) => void,
+  timings: ListenTimings = {},
 ): Promise<Listening> {
   const statement = `LISTEN ${checkedChannel(channel)}`
+  const statementMs = timings.statementMs ?? STATEMENT_MS
   let closed = false
   let current: pg.Client | undefined
   let reopen: NodeJS.Timeout | undefined
+  /** The current connection's periodic statement. */
+  let check: NodeJS.Timeout | undefined
   let wait = REOPEN_FIRST_MS
 
   const open = async (missed: boolean) => {
     reopen = undefined
     const client = new pg.Client({
       connectionString: url,
-      connectionTimeoutMillis: CONNECT_MS,
+      application_name: APPLICATION_NAME,
+      connectionTimeoutMillis: statementMs,
+      query_timeout: statementMs,
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_MS,
     })
@@ -51,6 +70,7 @@ export async function listenOnOwnConnection(
     const drop = (err: unknown) => {
       if (dropped) return
       dropped = true
+      clearInterval(check)
       client.end().catch(() => undefined)
       if (closed) return
       onLost(err)
@@ -72,10 +92,13 @@ export async function listenOnOwnConnection(
       return
     }
     if (closed) {
+      dropped = true
       await client.end().catch(() => undefined)
       return
     }
     wait = REOPEN_FIRST_MS
+    check = setInterval(() => client.query('SELECT 1').catch(drop), timings.checkEveryMs ?? CHECK_EVERY_MS)
+    check.unref()
     if (missed) onNotify()
   }
 
@@ -84,7 +107,10 @@ export async function listenOnOwnConnection(
     async close() {
       closed = true
       clearTimeout(reopen)
-      await current?.end().catch(() => undefined)
+      clearInterval(check)
+      // Bounded: the end of a connection gone silent waits for a reply that never comes.
+      const ended = current?.end().catch(() => undefined)
+      await Promise.race([ended, new Promise((r) => setTimeout(r, statementMs).unref())])
     },
   }
 }

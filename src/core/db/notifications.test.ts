@@ -91,6 +91,37 @@ describe('notifications between processes', async () => {
       }
     },
   )
+
+  it(
+    'a listening connection gone silent is found by its periodic statement, opened again, and hears on',
+    { skip: connectionsToCut },
+    async () => {
+      const proxy = await silenceableProxy(db.url!)
+      let heard = 0
+      const lost: unknown[] = []
+      const listening = await listenOnOwnConnection(
+        proxy.url,
+        'silent_channel',
+        () => heard++,
+        (err) => lost.push(err),
+        { checkEveryMs: 200, statementMs: 300 },
+      )
+      try {
+        proxy.silence()
+        // TCP keepalive alone would notice only after 20 s and the system's probes.
+        await until(() => lost.length, 1)
+        assert.equal(lost.length, 1, 'the silence was noticed')
+        await until(() => heard, 1)
+        assert.equal(heard, 1, 'reopened, with one wake for what it may have missed')
+        await db.handle.notify('silent_channel')
+        await until(() => heard, 2)
+        assert.equal(heard, 2, 'the new connection listens')
+      } finally {
+        await listening.close()
+        proxy.close()
+      }
+    },
+  )
 })
 
 /**
@@ -129,47 +160,6 @@ async function silenceableProxy(url: string) {
     },
   }
 }
-const silenced: net.Socket[] = []
-
-describe('a listening connection gone silent', async () => {
-  const db = await createTestDatabase()
-  after(async () => {
-    await db.handle.close()
-    await db.drop()
-  })
-
-  it(
-    'is found by its periodic statement, opened again, and hears on',
-    { skip: connectionsToCut },
-    async () => {
-      const proxy = await silenceableProxy(db.url!)
-      let heard = 0
-      const lost: unknown[] = []
-      const listening = await listenOnOwnConnection(
-        proxy.url,
-        'silent_channel',
-        () => heard++,
-        (err) => lost.push(err),
-        { checkEveryMs: 200, statementMs: 300 },
-      )
-      try {
-        proxy.silence()
-        // TCP keepalive alone would notice only after 20 s and the system's probes.
-        await until(() => lost.length, 1)
-        assert.equal(lost.length, 1, 'the silence was noticed')
-        await until(() => heard, 1)
-        assert.equal(heard, 1, 'reopened, with one wake for what it may have missed')
-        await db.handle.notify('silent_channel')
-        await until(() => heard, 2)
-        assert.equal(heard, 2, 'the new connection listens')
-      } finally {
-        await listening.close()
-        proxy.close()
-      }
-    },
-  )
-})
-
 describe('coalescedNotifier', () => {
   it('sends the first call at once and the calls within the gap as one at its end', async () => {
     let sent = 0

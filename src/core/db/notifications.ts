@@ -21,6 +21,7 @@ const CHECK_EVERY_MS = 30_000
 /** How pg_stat_activity names a listening connection. */
 const APPLICATION_NAME = 'tidings listen'
 
+/** CHECK_EVERY_MS and STATEMENT_MS for one listening (tests shorten them to see a silent connection found). */
 export interface ListenTimings {
   checkEveryMs?: number
   statementMs?: number

@@ -42,9 +42,9 @@ function post(agent: http.Agent, url: string, key: string, path: string, body: u
 }
 
 /**
- * Calls `send-message` (from orders@`domain`) at `perSec` until `until()` says stop (or the deadline), each call's mail to an address of
- * its own, counting in `progress` the calls made and those answered 200 as they come. At most `perSec` calls in
- * flight: a server that answers slowly gets fewer calls, not a pile of them.
+ * Calls `send-message` (from orders@`domain`) at `perSec` until `until()` says stop (or the deadline), each
+ * call's mail to an address of its own, counting in `progress` the calls made and those answered 200 as they
+ * come. At most `perSec` calls in flight: a server that answers slowly gets fewer calls, not a pile of them.
  */
 export async function transactionalCalls(
   url: string,

@@ -71,4 +71,33 @@ describe('sender: mail queued by another process', async () => {
     }
     assert.deepEqual(delivered(), ['first@example.cz', 'second@example.cz'])
   })
+
+  it('a double opt-in subscribe wakes the sender once it has committed: the confirmation goes at once', async () => {
+    const list = await t.req('POST', '/lists', {
+      key: paid.key,
+      body: { name: 'Double', double_optin: true, from_email: 'news@shop.example', from_name: 'Shop' },
+    })
+    assert.equal(list.status, 200, list.text)
+    await sendOrderMail(t, paid.key, ['third@example.cz'])
+    const sender = startCampaignSender(t.ctx, { loop: true, idlePollMs: 60_000 })
+    try {
+      await sender.listening
+      // As above: its first round sends the order mail; then it idles for a minute.
+      await waitFor(() => delivered().includes('third@example.cz'), 10_000, 'the order mail')
+      const res = await t.req('POST', `/lists/${list.body.id}/subscribe`, {
+        key: paid.key,
+        body: { subscriber_data: { email: 'joining@example.cz' } },
+      })
+      assert.equal(res.status, 200, res.text)
+      await waitFor(
+        () => delivered().includes('joining@example.cz'),
+        10_000,
+        'the confirmation, before the idle poll',
+      )
+    } finally {
+      await sender.stop()
+    }
+    const [confirmation] = sink.messages.filter((m) => m.envelopeTo.includes('joining@example.cz'))
+    assert.match(String(confirmation?.parsed.html ?? confirmation?.parsed.text), /\/confirm\//)
+  })
 })

@@ -6,6 +6,8 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
+import { sql } from 'drizzle-orm'
+import { queryRows } from '../../src/core/db/sql.js'
 import { sha256Hex } from '../../src/core/ids.js'
 import type { AccountService } from '../../src/modules/accounts/index.js'
 import { findAccountByKeyHash, insertKeyHash } from '../../src/modules/accounts/accounts.repo.js'
@@ -93,10 +95,20 @@ describe('tidings CLI', async () => {
     await withDb(async (db) => assert.equal(await findAccountByKeyHash(db, sha256Hex(dashKey)), null))
   })
 
-  it('migrate applies migrations (again: a no-op)', async () => {
+  it('migrate applies migrations, the job queue’s schema included (again: a no-op)', async () => {
+    // PostgreSQL's test databases are cloned from a template that has it already.
+    await withDb((db) => db.execute(sql`DROP SCHEMA IF EXISTS pgboss CASCADE`))
     const res = await runCli(['migrate'], env)
     assert.equal(res.code, 0, res.stderr)
     assert.equal(res.stdout, 'Migrations applied.\n')
+    // An operator may migrate with a role that can create schemas and run the service with one that cannot.
+    const jobTables = await withDb((db) =>
+      queryRows<{ n: number }>(
+        db,
+        sql`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'pgboss'`,
+      ),
+    )
+    assert.ok((jobTables[0]?.n ?? 0) > 0, 'pg-boss has its tables')
     const json = await runCli(['migrate', '--json'], env)
     assert.equal(json.code, 0, json.stderr)
     assert.equal(json.stdout, '{"migrated":true}\n')

@@ -757,7 +757,11 @@ export function startSender(ctx: Ctx, opts: SenderOptions): Sender {
       ? Promise.resolve(undefined)
       : ctx.dbHandle
           .listen(MAIL_QUEUED_CHANNEL, wakeAll, (err) =>
-            ctx.log.warn({ err }, 'not hearing of mail queued elsewhere for now: the idle poll finds it'),
+            // Expected in a failover or a restart, and mended on its own: the reason, without a stack trace.
+            ctx.log.warn(
+              { reason: err instanceof Error ? err.message : String(err) },
+              'not hearing of mail queued elsewhere for now: the idle poll finds it',
+            ),
           )
           .catch((err: unknown) => {
             ctx.log.warn({ err }, 'not hearing of mail queued elsewhere: the idle poll finds it')

@@ -38,6 +38,11 @@ describe('session locks', async () => {
     { skip: connectionsOfTheirOwn },
     async () => {
       const lock = await take(2)
+      const holder = await db.handle.executeSql(
+        `SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE l.locktype = 'advisory' AND l.classid = ${SPACE} AND l.objid = 2 AND l.objsubid = 2`,
+      )
+      assert.deepEqual(holder.rows, [{ application_name: 'tidings lock' }], 'pg_stat_activity names it')
       await db.handle.executeSql(
         `SELECT pg_terminate_backend(pid) FROM pg_locks
        WHERE locktype = 'advisory' AND classid = ${SPACE} AND objid = 2 AND objsubid = 2

@@ -266,6 +266,8 @@ async function holdSessionLock(
 ): Promise<SessionLock | 'taken' | 'pooled'> {
   const client = new pg.Client({
     connectionString: url,
+    // How pg_stat_activity names it, apart from the pool's connections.
+    application_name: 'tidings lock',
     connectionTimeoutMillis: SESSION_LOCK_CONNECT_MS,
     // Its few statements are tiny: one that does not answer means a connection gone quiet, not a busy server.
     query_timeout: SESSION_LOCK_CONNECT_MS,

@@ -77,7 +77,7 @@ describe('notifications between processes', async () => {
       try {
         await db.handle.executeSql(
           `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-            WHERE datname = current_database() AND query = 'LISTEN cut_channel'`,
+            WHERE datname = current_database() AND application_name = 'tidings listen'`,
         )
         // Reopened after a second: the wake for what it missed comes first.
         await until(() => heard, 1)

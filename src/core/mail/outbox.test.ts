@@ -6,7 +6,7 @@ import path from 'node:path'
 import { createOutboxMailer } from './outbox.js'
 
 describe('outbox mailer', () => {
-  it('keeps no reference to a message once sendRaw settles: its memory, filled at once, was written unchanged', async () => {
+  it('keeps no reference to a message once sendRaw settles: its memory, filled at once, was written unchanged, after the Return-Path', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tidings-outbox-'))
     try {
       const mailer = createOutboxMailer(dir)
@@ -18,8 +18,8 @@ describe('outbox mailer', () => {
       const files = fs.readdirSync(dir)
       assert.equal(files.length, 1)
       assert.ok(
-        fs.readFileSync(path.join(dir, files[0]!), 'utf8') === text,
-        'the file holds the message as sent',
+        fs.readFileSync(path.join(dir, files[0]!), 'utf8') === `Return-Path: <b@shop.example>\r\n${text}`,
+        'the file holds the message as sent, led by its envelope sender as an MTA delivers it',
       )
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })

@@ -153,8 +153,8 @@ async function run(argv: string[]): Promise<void> {
       // The job queue's schema too (the service makes it at start otherwise): an operator may migrate with a
       // role that can create schemas and run the service with one that cannot.
       await withContext(async (ctx) => {
-        const { jobQueues } = await import('./modules/index.js')
-        await ctx.dbHandle.underMigrationLock(() => ctx.jobs.start(jobQueues))
+        const { startJobQueue } = await import('./modules/index.js')
+        await startJobQueue(ctx)
       })
       print(json, { migrated: true }, 'Migrations applied.')
       return

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import { loadConfig, type Config } from './core/config.js'
 import { createContext, type AppContext, type ContextOverrides } from './core/context.js'
-import { createAccountService, jobQueues } from './modules/index.js'
+import { createAccountService, startJobQueue } from './modules/index.js'
 import { startWorker } from './worker.js'
 
 export interface RunningServer {
@@ -28,8 +28,7 @@ export async function startServer(
         `\nTidings: created account ${created.account_id}. Its API key (shown only now):\n\n  ${created.api_key}\n\n`,
       )
     }
-    // pg-boss creates its schema on a first start; processes starting together must not race it (23505).
-    await ctx.dbHandle.underMigrationLock(() => ctx.jobs.start(jobQueues))
+    await startJobQueue(ctx)
     if (config.role !== 'api') await startWorker(ctx)
     let url: string | undefined
     if (config.role !== 'worker') {

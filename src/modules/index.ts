@@ -77,3 +77,10 @@ export const modules: ModuleDef[] = [
 
 /** Every queue any module sends to, created when the job queue starts. */
 export const jobQueues: readonly string[] = modules.flatMap((m) => m.queues ?? [])
+
+/**
+ * Starts the job queue with every module's queues, by a service at start and by `tidings migrate`. pg-boss
+ * creates its schema on a first start; processes starting together must not race it (23505).
+ */
+export const startJobQueue = (ctx: Pick<AppContext, 'dbHandle' | 'jobs'>) =>
+  ctx.dbHandle.underMigrationLock(() => ctx.jobs.start(jobQueues))

@@ -51,6 +51,12 @@ async function waitHealthy(url: string, child: ChildProcess, timeoutMs = startTi
 
 let built: Promise<unknown> | undefined
 
+/**
+ * BENCH_NODE_ARGS adds node flags to every server process, the worker of processes apart included (e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
+ */
+const benchNodeArgs = () => (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+
 /** Ends a server process of the bench (SIGTERM, SIGKILL after 15 s) and removes its data directory. */
 async function stopChild(child: ChildProcess, dataDir: string): Promise<void> {
   if (child.exitCode === null) {
@@ -96,13 +102,11 @@ export async function startServerProcess(
   } else {
     delete env.DATABASE_URL
   }
-  // BENCH_NODE_ARGS adds node flags to the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
   await (built ??= buildDist())
   // BENCH_SERVER_LOG=<file> keeps the server's log (appended), to see why a run stalled.
   const logFile = process.env.BENCH_SERVER_LOG
   const stdout = logFile ? fs.openSync(logFile, 'a') : 'ignore'
-  const child = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], {
+  const child = spawn(process.execPath, [...benchNodeArgs(), 'dist/main.js'], {
     cwd: root,
     env,
     stdio: ['ignore', stdout, 'inherit'],
@@ -152,7 +156,7 @@ export async function startWorkerProcess(
     LOG_LEVEL: 'info',
     ...extraEnv,
   }
-  const child = spawn(process.execPath, ['dist/main.js'], {
+  const child = spawn(process.execPath, [...benchNodeArgs(), 'dist/main.js'], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
